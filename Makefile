@@ -1,0 +1,29 @@
+# Thin wrapper around Meson.  On a fresh Debian machine, as root:
+#   make demo    install what is missing, build, show cidkit working
+#   make check   install what is missing, build, run every test
+#                (normal, ASan+UBSan, and TSan builds); last line
+#                "N passed, N failed"
+#   make         build only (build/cidkit)
+#   make bench   all benchmarks on this machine
+
+BUILD ?= build
+
+.PHONY: all bootstrap demo check bench clean
+
+all: bootstrap
+	@scripts/build.sh $(BUILD)
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+demo: all
+	@scripts/demo.sh $(BUILD)/cidkit
+
+check: bootstrap
+	@scripts/check.sh
+
+bench: all
+	@scripts/bench.sh $(BUILD)/cidkit
+
+clean:
+	rm -rf build build-asan build-tsan

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the files of lib/mask/; not part of the API. */
+#ifndef CIDKIT_MASK_INTERNAL_H
+#define CIDKIT_MASK_INTERNAL_H
+
+#include <cidkit/mask.h>
+
+/* The valid bits of the last word of an nbits mask (all ones if full). */
+static inline unsigned long cidk__mask_last_word(unsigned int nbits)
+{
+	unsigned int r = nbits % CIDK_BITS_PER_LONG;
+
+	return r ? (1UL << r) - 1 : ~0UL;
+}
+
+/* @n ones starting at bit @off of a word; 1 <= n, off + n <= BITS_PER_LONG */
+static inline unsigned long cidk__mask_run(unsigned int off, unsigned int n)
+{
+	unsigned long ones = n == CIDK_BITS_PER_LONG ? ~0UL : (1UL << n) - 1;
+
+	return ones << off;
+}
+
+#endif /* CIDKIT_MASK_INTERNAL_H */

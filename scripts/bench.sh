@@ -1,0 +1,8 @@
+#!/bin/sh
+# scripts/bench.sh path/to/cidkit - every benchmark, with default sizes.
+set -u
+cidkit=$1
+for b in mask; do
+	printf '\n$ cidkit bench %s\n' "$b"
+	"$cidkit" bench "$b"
+done

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Install the Debian packages cidkit needs to build and test, only those
+# that are missing.  Run as root on a fresh Debian machine (make does it).
+set -eu
+
+pkgs="meson ninja-build gcc clang libclang-rt-14-dev make python3 pkg-config"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "bootstrap: installing$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "cidkit: bootstrap needs root to install:$missing" >&2
+	exit 2
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq || true
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

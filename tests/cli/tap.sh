@@ -1,0 +1,43 @@
+# tests/cli/tap.sh - TAP helpers for the command's end-to-end tests.
+# Source it; then: run ARGS... (sets $out $err $rc), ok COND "what", done.
+n=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run() {
+	"$CIDKIT" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	out=$(cat "$tmp/out")
+	err=$(cat "$tmp/err")
+}
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		echo "#   stdout: $(head -c 300 "$tmp/out" | tr '\n' '|')"
+		echo "#   stderr: $(head -c 300 "$tmp/err" | tr '\n' '|')"
+		echo "#   exit: $rc"
+	fi
+}
+
+# expect_usage_error WHAT ARGS...: exit 2, exactly one line on stderr that
+# starts with "cidkit: ", nothing on stdout.
+expect_usage_error() {
+	what=$1
+	shift
+	run "$@"
+	lines=$(wc -l <"$tmp/err")
+	[ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ -z "$out" ] &&
+		case "$err" in "cidkit: "*) true ;; *) false ;; esac
+	ok $? "$what: exit 2, one 'cidkit:' line"
+}
+
+done_testing() {
+	echo "1..$n"
+	[ $n -gt 0 ] && [ $failed -eq 0 ]
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* cidkit bench - dispatch to one benchmark per file. */
+#include "cli.h"
+#include "cmds.h"
+
+static const struct cli_cmd benches[] = {
+	{ "mask", cmd_bench_mask, "allowed-CPUs union: union_count vs per-bit vs locked" },
+	{ NULL, NULL, NULL },
+};
+
+int cmd_bench(int argc, char **argv)
+{
+	return cli_dispatch("bench", benches, argc - 1, argv + 1);
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* The subcommands: one file each, dispatched from main.c / cmd_bench.c. */
+#ifndef CIDKIT_TOOLS_CMDS_H
+#define CIDKIT_TOOLS_CMDS_H
+
+int cmd_cpulist(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/* cidkit bench ... */
+int cmd_bench_mask(int argc, char **argv);
+
+#endif /* CIDKIT_TOOLS_CMDS_H */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit - one command, one file per subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+
+static const struct cli_cmd commands[] = {
+	{ "cpulist", cmd_cpulist, "convert masks between cpulist and hex" },
+	{ "bench", cmd_bench, "benchmarks on this machine" },
+	{ NULL, NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--version")) {
+		printf("cidkit %s\n", CIDKIT_VERSION);
+		return 0;
+	}
+	return cli_dispatch("", commands, argc - 1, argv + 1);
+}
