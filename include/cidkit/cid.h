@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit/cid.h - concurrency ID (CID) allocation policies.
+ *
+ * A CID is a small integer held by a task of an mm (a process) while it
+ * runs, unique among the mm's running tasks, kept below
+ * min(nr_cpus_allowed, nr_users) so that per-CID arrays stay compact.  The
+ * policies here are the ones the Linux scheduler tried (see DESIGN.md,
+ * "Concurrency IDs"); each is written once and driven by two drivers:
+ *   - the simulator (sim/), single-threaded and deterministic;
+ *   - leases (lease.h), where real threads enter and exit around a burst.
+ *
+ * The interface is a set of scheduler events on an mm.  Time is always an
+ * argument (nanoseconds, any monotonic origin); a policy never reads a clock.
+ * "cpu" is an index below the nr_cpu_ids given at creation; it names the
+ * CPU the event happens on (for leases: the CPU the thread runs on now).
+ *
+ * Concurrency: all shared state of an mm is manipulated with C11 atomics.
+ * The CID bitmap bit is the ownership of a CID; per-CPU and per-task
+ * fields are hints, claimed with compare-and-swap.  No lock on a fast path.
+ *
+ *   | event \ may run concurrently with        | same mm, other task | same task |
+ *   |------------------------------------------|---------------------|-----------|
+ *   | switch, tick, return_to_user, migrate    | yes                 | no        |
+ *   | fork, exit, set_affinity                 | yes                 | no        |
+ *   | mm_create / mm_destroy                   | no                  | no        |
+ *   | stats read                               | yes (approximate)   | yes       |
+ *
+ * Cost counters are plain relaxed loads and stores (never a shared RMW):
+ * exact when one thread drives the mm (the simulator), approximate under
+ * concurrent drivers.
+ */
+#ifndef CIDKIT_CID_H
+#define CIDKIT_CID_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cidkit/common.h>
+#include <cidkit/mask.h>
+
+/* No CID (the task is not running, or is not of this mm). */
+#define CIDK_CID_NONE UINT32_MAX
+
+/* The kernel's constants (lazy family). */
+#define CIDK_CID_EXPIRY_NS (100ull * 1000 * 1000)      /* slot unused > 100 ms */
+#define CIDK_CID_SCAN_PERIOD_NS (100ull * 1000 * 1000) /* one pass per 100 ms */
+
+enum cidk_cid_policy_kind {
+	CIDK_CID_BITMAP,       /* lowest free bit on switch-in, freed on switch-out */
+	CIDK_CID_LAZY,	       /* per-(mm, CPU) slot + periodic compaction pass */
+	CIDK_CID_LAZY_BATCHED, /* same, the pass visits <= batch CPUs per call */
+	CIDK_CID_CACHE_LOCAL,  /* lazy + recent CID per slot + spread to nr_cids_used */
+	CIDK_CID_INHERIT,      /* task's last -> CPU's last -> lowest free, bounded */
+	CIDK_CID_NR_POLICIES,
+};
+
+/* Where the lazy family's compaction work runs when it is due. */
+enum cidk_cid_scan_trigger {
+	CIDK_CID_SCAN_TICK,	      /* from the tick of a running task of the mm */
+	CIDK_CID_SCAN_RETURN_TO_USER, /* on the mm's tasks' return to user space */
+};
+
+struct cidk_cid_params {
+	enum cidk_cid_policy_kind kind;
+	enum cidk_cid_scan_trigger trigger; /* lazy family; default RETURN_TO_USER */
+	unsigned int batch;	   /* lazy-batched: CPUs per scan call (default 16) */
+	uint64_t expiry_ns;	   /* 0: CIDK_CID_EXPIRY_NS */
+	uint64_t scan_period_ns;   /* 0: CIDK_CID_SCAN_PERIOD_NS */
+};
+
+/* Per-mm cost counters: what the policies are compared on. */
+struct cidk_cid_stats {
+	uint64_t bitmap_rmw;	     /* atomic RMWs on the mm's CID bitmap */
+	uint64_t bitmap_search;	     /* searches of the CID bitmap (find first zero...) */
+	uint64_t compaction_calls;   /* calls of the compaction scan that did work */
+	uint64_t compaction_cpus;    /* CPUs visited by those calls, in total */
+	uint64_t compaction_max_cpus;/* most CPUs visited by one call */
+	uint64_t compaction_releases;/* slot CIDs released by the scan */
+	uint64_t deferred_releases;  /* releases deferred to a CPU running the mm */
+	uint64_t handovers;	     /* CIDs passed between tasks without bitmap work */
+	uint64_t cid_changes;	     /* a task switched in with another CID than last time */
+	uint64_t allocations;	     /* a task switched in and needed a CID */
+	uint64_t max_cid;	     /* the largest CID ever handed out */
+};
+
+/*
+ * Per-task state, owned by the driver (a simulated task, or a thread's
+ * thread-local lease state), zero-initialised by cidk_cid_task_init().
+ * The policy reads and writes it only from events of this task.
+ */
+struct cidk_cid_task {
+	unsigned int cid;      /* held while running, else CIDK_CID_NONE */
+	unsigned int last_cid; /* the last CID it held (inherit, cid_changes) */
+	unsigned int cpu;      /* the CPU it runs on, while running */
+	bool running;
+};
+
+struct cidk_cid_mm; /* opaque: one mm's CID state */
+
+/* ---- names -------------------------------------------------------------- */
+
+/*
+ * cidk_cid_policy_name - "bitmap", "lazy", "lazy-batched", "cache-local",
+ * "inherit"; NULL for an unknown kind.
+ */
+CIDK_EXPORT const char *cidk_cid_policy_name(enum cidk_cid_policy_kind kind);
+
+/*
+ * cidk_cid_policy_parse - the kind named @name (as above).
+ * Returns 0, or -EINVAL for an unknown name (*kind unchanged).
+ */
+CIDK_EXPORT int cidk_cid_policy_parse(const char *name,
+				      enum cidk_cid_policy_kind *kind);
+
+/* Fill @p with the defaults for @kind. */
+CIDK_EXPORT void cidk_cid_params_default(struct cidk_cid_params *p,
+					 enum cidk_cid_policy_kind kind);
+
+/* ---- life cycle --------------------------------------------------------- */
+
+/*
+ * cidk_cid_mm_create - a new mm whose first task is allowed on @allowed.
+ * @nr_cpu_ids is the width of every CPU mask and the number of possible
+ * CPUs (CIDs never reach it).  The mm starts with nr_users = 1 (the first
+ * task: call cidk_cid_task_init() on it, no fork event).
+ * Returns 0 and *out, or -EINVAL (bad params, empty @allowed, width
+ * mismatch) or -ENOMEM.  Not MT-safe with respect to the new mm.
+ */
+CIDK_EXPORT int cidk_cid_mm_create(const struct cidk_cid_params *p,
+				   unsigned int nr_cpu_ids,
+				   const struct cidk_mask *allowed,
+				   struct cidk_cid_mm **out);
+
+/* cidk_cid_mm_destroy - free an mm (no task may be running). NULL: no-op. */
+CIDK_EXPORT void cidk_cid_mm_destroy(struct cidk_cid_mm *mm);
+
+CIDK_EXPORT void cidk_cid_task_init(struct cidk_cid_task *t);
+
+/* ---- events ------------------------------------------------------------- */
+
+/*
+ * cidk_cid_fork - a new task @t joins the mm (nr_users + 1), allowed on
+ * @allowed (which grows the union).  @t is initialised here.
+ * Returns 0 or -EINVAL (width mismatch).
+ */
+CIDK_EXPORT int cidk_cid_fork(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			      const struct cidk_mask *allowed);
+
+/*
+ * cidk_cid_exit - task @t leaves the mm (nr_users - 1).  If it is running
+ * it is first switched out on its CPU at @now.
+ */
+CIDK_EXPORT void cidk_cid_exit(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			       uint64_t now);
+
+/*
+ * cidk_cid_set_affinity - task @t may now run on @allowed.  The mm's
+ * allowed union only grows (cidk_mask_union_count), and nr_cpus_allowed
+ * with it.  Returns the number of CPUs the union gained, or -EINVAL.
+ */
+CIDK_EXPORT int cidk_cid_set_affinity(struct cidk_cid_mm *mm,
+				      struct cidk_cid_task *t,
+				      const struct cidk_mask *allowed);
+
+/*
+ * cidk_cid_switch - on @cpu at @now, @prev (of @prev_mm) stops running and
+ * @next (of @next_mm) starts.  A NULL mm with a NULL task is the idle
+ * task; the two mms may differ, or be the same (then the CID may pass from
+ * one task to the other).  Returns the CID @next holds (CIDK_CID_NONE when
+ * @next is idle).  Never fails: allocation always makes progress when the
+ * number of tasks running at once is at most the CID space (for leases
+ * the domain enforces it).
+ */
+CIDK_EXPORT unsigned int cidk_cid_switch(unsigned int cpu,
+					 struct cidk_cid_mm *prev_mm,
+					 struct cidk_cid_task *prev,
+					 struct cidk_cid_mm *next_mm,
+					 struct cidk_cid_task *next,
+					 uint64_t now);
+
+/*
+ * cidk_cid_tick - the periodic tick on @cpu, where @t of @mm is running.
+ * With the tick trigger, runs the compaction work when due.  Returns the
+ * number of CPUs the compaction scan visited in this call (0: none ran).
+ */
+CIDK_EXPORT unsigned int cidk_cid_tick(struct cidk_cid_mm *mm,
+				       struct cidk_cid_task *t,
+				       unsigned int cpu, uint64_t now);
+
+/*
+ * cidk_cid_return_to_user - @t of @mm, running on @cpu, returns to user
+ * space (after a wake-up, a tick, a system call).  With the return-to-user
+ * trigger, runs the compaction work when due.  Returns as cidk_cid_tick().
+ */
+CIDK_EXPORT unsigned int cidk_cid_return_to_user(struct cidk_cid_mm *mm,
+						 struct cidk_cid_task *t,
+						 unsigned int cpu,
+						 uint64_t now);
+
+/*
+ * cidk_cid_migrate - the (not running) task @t of @mm moves from CPU
+ * @from to CPU @to; the policy may move per-CPU state with it.
+ */
+CIDK_EXPORT void cidk_cid_migrate(struct cidk_cid_mm *mm,
+				  struct cidk_cid_task *t, unsigned int from,
+				  unsigned int to, uint64_t now);
+
+/* ---- queries ------------------------------------------------------------ */
+
+/* min(nr_cpus_allowed, nr_users): the bound a compact mm stays under. */
+CIDK_EXPORT unsigned int cidk_cid_max_cids(const struct cidk_cid_mm *mm);
+CIDK_EXPORT unsigned int cidk_cid_nr_users(const struct cidk_cid_mm *mm);
+CIDK_EXPORT unsigned int cidk_cid_nr_cpus_allowed(const struct cidk_cid_mm *mm);
+CIDK_EXPORT unsigned int cidk_cid_nr_cpu_ids(const struct cidk_cid_mm *mm);
+CIDK_EXPORT enum cidk_cid_policy_kind
+cidk_cid_mm_policy(const struct cidk_cid_mm *mm);
+
+/* Copy the mm's cost counters into @st. */
+CIDK_EXPORT void cidk_cid_stats(const struct cidk_cid_mm *mm,
+				struct cidk_cid_stats *st);
+
+/*
+ * cidk_cid_check - the invariant checker (tests, debug builds).  @tasks
+ * are all the mm's live tasks (n of them).  Checks: no CID is held by two
+ * running tasks; every running task holds a CID whose bitmap bit is set;
+ * every CID is below nr_cpu_ids and below nr_cpus_allowed; when @strict,
+ * also below min(nr_cpus_allowed, nr_users).  Returns 0 when all hold,
+ * else -EINVAL and a description in @why (if not NULL, @whylen bytes).
+ * Single-threaded only.
+ */
+CIDK_EXPORT int cidk_cid_check(const struct cidk_cid_mm *mm,
+			       struct cidk_cid_task *const *tasks,
+			       unsigned int n, bool strict, char *why,
+			       size_t whylen);
+
+#endif /* CIDKIT_CID_H */
