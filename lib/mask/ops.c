@@ -148,6 +148,7 @@ bool cidk_mask_full(const struct cidk_mask *m)
 	return m->bits[m->nwords - 1] == cidk__mask_last_word(m->nbits);
 }
 
+CIDK__POPCNT_CLONES
 unsigned int cidk_mask_weight(const struct cidk_mask *m)
 {
 	unsigned int w = 0;
@@ -157,6 +158,7 @@ unsigned int cidk_mask_weight(const struct cidk_mask *m)
 	return w;
 }
 
+CIDK__POPCNT_CLONES
 unsigned int cidk_mask_weight_and(const struct cidk_mask *a,
 				  const struct cidk_mask *b)
 {
@@ -167,6 +169,7 @@ unsigned int cidk_mask_weight_and(const struct cidk_mask *a,
 	return w;
 }
 
+CIDK__POPCNT_CLONES
 unsigned int cidk_mask_weight_andnot(const struct cidk_mask *a,
 				     const struct cidk_mask *b)
 {
