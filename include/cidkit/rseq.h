@@ -146,7 +146,8 @@ static inline int cidk_rseq_mm_cid(void)
  * register cidkit's thread-local area (idempotent) and arrange for it to be
  * unregistered when the thread exits.  The readers call this lazily.
  * Returns 0, or a negative errno from rseq(2) (-ENOSYS: no rseq in this
- * kernel; -EBUSY: some other library registered an area we cannot see;
+ * kernel; -EINVAL or -EBUSY: some other library already registered an
+ * area for this thread that we cannot see;
  * -ENOMEM: no thread-exit hook).  On failure the thread uses the getcpu()
  * fallback; a later call retries.
  */
