@@ -21,6 +21,9 @@
  *   3. nobody (rseq(2) refused): cpu_id and node_id come from getcpu(2)
  *      (a vDSO call, not a plain load) and mm_cid is unavailable (-ENOSYS).
  *
+ * Needs glibc >= 2.35 at build time (<sys/rseq.h> with __rseq_offset and
+ * __rseq_size); any kernel (no rseq at all means the getcpu() fallback).
+ *
  * Workload: the readers are hot (called on every per-CPU operation); the
  * info query and registration are cold (once per thread at most).
  *
