@@ -5,6 +5,7 @@
 
 int cmd_cpulist(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_cid(int argc, char **argv);
 
 /* cidkit bench ... */
 int cmd_bench_mask(int argc, char **argv);
