@@ -5,6 +5,8 @@
 
 static const struct cli_cmd benches[] = {
 	{ "mask", cmd_bench_mask, "allowed-CPUs union: union_count vs per-bit vs locked" },
+	{ "pipe", cmd_bench_pipe, "context-switch round trip through two pipes" },
+	{ "burst", cmd_bench_burst, "cache locality of per-CPU/CID areas, one thread at a time" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit bench pipe [--loops N] [--runs R] [--processes] [--cpus LIST] [--json]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+
+#include <cidkit/mask.h>
+
+#include "bench_pipe.h"
+#include "cli.h"
+#include "cmds.h"
+#include "cpus_opt.h"
+
+#define PIPE_MAX_LOOPS 10000000u
+#define PIPE_MAX_RUNS 1000u
+/* loops x runs x 3 placements, at >= 1 µs each: keep it under ~15 min */
+#define PIPE_MAX_TOTAL 300000000ull
+
+static const char usage[] =
+	"usage: cidkit bench pipe [--loops N] [--runs R] [--processes] [--cpus LIST] [--json]\n"
+	"\n"
+	"The context-switch round trip: two threads (or, with --processes, two\n"
+	"forked processes, so that each switch also changes mm) pass one byte\n"
+	"back and forth through two pipes.  Each run times N round trips after\n"
+	"a warm-up; R runs of each placement, interleaved:\n"
+	"  same CPU   both pinned to the first CPU\n"
+	"  two CPUs   one on the first CPU, one on the second\n"
+	"  unpinned   both free on the CPUs this process may use\n"
+	"Prints microseconds per round trip (median, min-max over runs) and\n"
+	"the voluntary/involuntary context switches of both sides (getrusage:\n"
+	"RUSAGE_THREAD per thread, or RUSAGE_SELF in each process).\n"
+	"\n"
+	"  --loops N     round trips per run, 1..10000000 (default 20000)\n"
+	"  --runs R      runs per placement, 1..1000 (default 11)\n"
+	"  --processes   two processes instead of two threads\n"
+	"  --cpus LIST   one or two allowed CPUs, cpulist (default: the first\n"
+	"                two allowed CPUs); with one, 'two CPUs' is skipped\n"
+	"  --json        one JSON object instead of the table\n";
+
+static void print_json(const struct bench_pipe_result *r)
+{
+	const struct bench_pipe_config *c = &r->cfg;
+	const char *key[BENCH_PIPE_NR] = { "same_cpu", "two_cpus",
+					   "unpinned" };
+
+	printf("{\"sides\": \"%s\", \"loops\": %u, \"runs\": %u, "
+	       "\"cpu_a\": %u, ",
+	       c->processes ? "processes" : "threads", c->loops, c->runs,
+	       c->cpu_a);
+	if (c->two_cpus)
+		printf("\"cpu_b\": %u, ", c->cpu_b);
+	else
+		printf("\"cpu_b\": null, ");
+	printf("\"rusage\": \"%s\", \"placements\": {", r->rusage_scope);
+	for (int p = 0; p < BENCH_PIPE_NR; p++) {
+		const struct bench_pipe_placement_result *pr = &r->p[p];
+		double rts = (double)c->loops * c->runs;
+
+		printf("%s\n  \"%s\": ", p ? "," : "", key[p]);
+		if (!pr->measured) {
+			printf("null");
+			continue;
+		}
+		printf("{\"median_us\": %.3f, \"min_us\": %.3f, "
+		       "\"max_us\": %.3f, \"voluntary\": %llu, "
+		       "\"involuntary\": %llu, \"voluntary_per_round_trip\": %.3f, "
+		       "\"involuntary_per_round_trip\": %.4f}",
+		       pr->us.median, pr->us.min, pr->us.max,
+		       (unsigned long long)pr->voluntary,
+		       (unsigned long long)pr->involuntary,
+		       (double)pr->voluntary / rts,
+		       (double)pr->involuntary / rts);
+	}
+	printf("}}\n");
+}
+
+static void print_human(const struct bench_pipe_result *r)
+{
+	const struct bench_pipe_config *c = &r->cfg;
+	double rts = (double)c->loops * c->runs;
+
+	printf("pipe round trip between two %s, %u round trips x %u runs per "
+	       "placement (interleaved)\n",
+	       c->processes ? "processes" : "threads", c->loops, c->runs);
+	if (c->two_cpus)
+		printf("CPUs: same = %u, two = %u and %u\n\n", c->cpu_a,
+		       c->cpu_a, c->cpu_b);
+	else
+		printf("CPUs: same = %u (one CPU given: no 'two CPUs' row)\n\n",
+		       c->cpu_a);
+	printf("%-10s %10s %10s %10s %12s %14s\n", "placement", "median us",
+	       "min us", "max us", "vol/trip", "invol (total)");
+	for (int p = 0; p < BENCH_PIPE_NR; p++) {
+		const struct bench_pipe_placement_result *pr = &r->p[p];
+
+		if (!pr->measured)
+			continue;
+		printf("%-10s %10.2f %10.2f %10.2f %12.2f %14llu\n",
+		       bench_pipe_placement_name[p], pr->us.median, pr->us.min,
+		       pr->us.max, (double)pr->voluntary / rts,
+		       (unsigned long long)pr->involuntary);
+	}
+	printf("\nswitches: getrusage(%s) of both sides around their timed "
+	       "loops, all runs\n",
+	       r->rusage_scope);
+}
+
+int cmd_bench_pipe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "loops", required_argument, NULL, 'l' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "processes", no_argument, NULL, 'p' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bench_pipe_config cfg = { .loops = 20000, .runs = 11 };
+	struct cidk_mask *allowed = NULL, *cpus = NULL;
+	const char *cpus_arg = NULL;
+	struct bench_pipe_result res;
+	bool json = false;
+	int c, rc = CLI_EXIT_USAGE;
+
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (cli_parse_uint("bench pipe: --loops", optarg, 1,
+					   PIPE_MAX_LOOPS, &cfg.loops))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'r':
+			if (cli_parse_uint("bench pipe: --runs", optarg, 1,
+					   PIPE_MAX_RUNS, &cfg.runs))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'p':
+			cfg.processes = true;
+			break;
+		case 'c':
+			cpus_arg = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return CLI_EXIT_OK;
+		default:
+			return cli_bad_option("bench pipe", argv, c);
+		}
+	}
+	if (optind != argc)
+		return cli_error("bench pipe: unexpected argument '%s' (see --help)",
+				 argv[optind]);
+	if ((unsigned long long)cfg.loops * cfg.runs * BENCH_PIPE_NR >
+	    PIPE_MAX_TOTAL)
+		return cli_error("bench pipe: --loops %u x --runs %u is too many "
+				 "round trips (at most %llu in all)",
+				 cfg.loops, cfg.runs,
+				 PIPE_MAX_TOTAL / BENCH_PIPE_NR);
+
+	allowed = cpus_opt_allowed("bench pipe");
+	if (!allowed)
+		goto out;
+	if (cpus_arg) {
+		cpus = cpus_opt_parse("bench pipe: --cpus", cpus_arg, allowed);
+		if (!cpus)
+			goto out;
+		if (cidk_mask_weight(cpus) > 2) {
+			rc = cli_error("bench pipe: --cpus: give one or two CPUs, "
+				       "not %u", cidk_mask_weight(cpus));
+			goto out;
+		}
+	} else {
+		cpus = allowed; /* the first two of them */
+	}
+	cfg.cpu_a = cidk_mask_next(cpus, 0);
+	cfg.cpu_b = cidk_mask_next(cpus, cfg.cpu_a + 1);
+	cfg.two_cpus = cfg.cpu_b < cpus->nbits;
+	if (!cfg.two_cpus)
+		cfg.cpu_b = cfg.cpu_a;
+
+	rc = bench_pipe_run(&cfg, &res);
+	if (rc) {
+		fflush(stdout);
+		fprintf(stderr, "cidkit: bench pipe: %s\n", strerror(-rc));
+		rc = CLI_EXIT_FAIL;
+		goto out;
+	}
+	if (json)
+		print_json(&res);
+	else
+		print_human(&res);
+	rc = CLI_EXIT_OK;
+out:
+	if (cpus != allowed)
+		cidk_mask_free(cpus);
+	cidk_mask_free(allowed);
+	return rc;
+}
