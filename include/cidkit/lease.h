@@ -14,9 +14,10 @@
  * "exits" when the thread ends), and the CPU the thread runs on at enter
  * plays the policy's CPU, so per-CPU hints (the lazy family's slots, the
  * inherit policy's CPU-last CID) give cache locality.  enter is a
- * switch-in from idle, exit a switch-out to idle; time (CLOCK_MONOTONIC)
- * is read only for the policies that use it (the lazy family), whose
- * compaction scan runs from enter.
+ * switch-in from idle, exit a switch-out to idle.  Time (CLOCK_MONOTONIC,
+ * at tick resolution) is read only for the policies that use it (the lazy
+ * family), once per pair, at exit; their compaction scan, when due, runs
+ * at exit too, after the burst (whatever the params' trigger says).
  *
  * Capacity: CIDs stay below the domain's capacity (default: the number of
  * possible CPUs), and below min(capacity, threads using the domain) for

@@ -17,9 +17,10 @@
  *   - when the domain is destroyed: rec->dom = NULL; the thread frees the
  *     record at its next registration or at its end.
  *
- * Fast path (enter + exit): the cache hit, the CPU, the clock for the lazy
- * family only, the policy's switch-in and switch-out -- for the lazy family
- * one slot CAS each, for inherit one bitmap RMW each.  No lock.
+ * Fast path (enter + exit): the cache hit, the CPU, the policy's switch-in
+ * and switch-out -- for the lazy family one slot CAS each, one clock read
+ * at exit and the "scan due?" check; for inherit one bitmap RMW each.  No
+ * lock.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,6 +38,7 @@
 struct lease_rec {
 	struct cidk_cid_task task;
 	bool inside;			/* owner thread only */
+	uint64_t now;			/* owner thread only: last exit time */
 	uint64_t dom_id;		/* constant */
 	struct cidk_lease_domain *dom;	/* NULL once destroyed; reg_lock */
 	struct lease_rec *dom_next;	/* the domain's list; reg_lock */
@@ -46,7 +48,7 @@ struct cidk_lease_domain {
 	struct cidk_cid_mm *mm;
 	uint64_t id;
 	unsigned int capacity, nr_cpu_ids;
-	bool uses_time, tick_trigger;
+	bool uses_time;
 	struct cidk_mask *allowed;  /* [0, capacity) */
 	struct lease_rec *recs;	    /* reg_lock */
 };
@@ -236,7 +238,6 @@ int cidk_lease_domain_create(const struct cidk_cid_params *p,
 	d->uses_time = p->kind == CIDK_CID_LAZY ||
 		       p->kind == CIDK_CID_LAZY_BATCHED ||
 		       p->kind == CIDK_CID_CACHE_LOCAL;
-	d->tick_trigger = p->trigger == CIDK_CID_SCAN_TICK;
 	d->allowed = cidk_mask_alloc(d->nr_cpu_ids);
 	if (!d->allowed)
 		goto fail;
@@ -276,25 +277,21 @@ int cidk_lease_try_enter(struct cidk_lease_domain *d)
 {
 	struct lease_rec *r = lookup(d, true);
 	unsigned int cpu, cid;
-	uint64_t now = 0;
 
 	if (!r)
 		return -ENOMEM;
 	if (r->inside)
 		return -EBUSY;
 	cpu = cidk__lease_cpu(d->nr_cpu_ids);
-	if (d->uses_time)
-		now = now_ns();
-	cid = cidk__cid_try_switch_in(d->mm, &r->task, cpu, now);
+	/*
+	 * No clock read here: a switch-in only stamps a slot that is BUSY
+	 * from then on, and the scan never reads a BUSY slot's time, so the
+	 * thread's last exit time will do.  exit reads the clock.
+	 */
+	cid = cidk__cid_try_switch_in(d->mm, &r->task, cpu, r->now);
 	if (cid == CIDK_CID_NONE)
 		return -EAGAIN;
 	r->inside = true;
-	if (d->uses_time) {
-		if (d->tick_trigger)
-			cidk_cid_tick(d->mm, &r->task, cpu, now);
-		else
-			cidk_cid_return_to_user(d->mm, &r->task, cpu, now);
-	}
 	return (int)cid;
 }
 
@@ -315,12 +312,22 @@ int cidk_lease_enter(struct cidk_lease_domain *d)
 int cidk_lease_exit(struct cidk_lease_domain *d)
 {
 	struct lease_rec *r = lookup(d, false);
+	unsigned int cpu;
 
 	if (!r || !r->inside)
 		return -EINVAL;
-	cidk_cid_switch(r->task.cpu, d->mm, &r->task, NULL, NULL,
-			d->uses_time ? now_ns() : 0);
+	cpu = r->task.cpu;
+	if (d->uses_time)
+		r->now = now_ns();
+	cidk_cid_switch(cpu, d->mm, &r->task, NULL, NULL, r->now);
 	r->inside = false;
+	/*
+	 * The compaction work, when due, runs here: after the burst, on the
+	 * way out (for a lease, the end of a burst is where the kernel's
+	 * return to user space would be; the tick trigger maps here too).
+	 */
+	if (d->uses_time)
+		cidk__lazy_scan(d->mm, cpu, r->now);
 	return 0;
 }
 
