@@ -17,6 +17,8 @@ struct bench_lease_row {
 	const char *what; /* "lease:POLICY", "mutex", "kernel-mm_cid" */
 	unsigned int threads;
 	struct cidk__summary ns; /* ns per pair over the repetitions */
+	double rmw_per_pair;	 /* leases: atomic RMWs (bitmap + slots) per
+				    pair, from the mm's counters; else -1 */
 };
 
 /*

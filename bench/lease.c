@@ -25,6 +25,7 @@ struct alt {
 	int (*setup)(const struct alt *a, void **ctx);
 	void (*pair)(void *ctx);
 	void (*teardown)(void *ctx);
+	double (*rmw_per_pair)(void *ctx); /* NULL: not known */
 };
 
 static int lease_setup(const struct alt *a, void **ctx)
@@ -41,6 +42,16 @@ static void lease_pair(void *ctx)
 
 	cidk__keep(&cid);
 	cidk_lease_exit(ctx);
+}
+
+static double lease_rmw_per_pair(void *ctx)
+{
+	struct cidk_cid_stats st;
+
+	cidk_cid_stats(cidk_lease_mm(ctx), &st);
+	if (!st.allocations)
+		return -1;
+	return (double)(st.bitmap_rmw + st.slot_rmw) / (double)st.allocations;
 }
 
 static void lease_teardown(void *ctx)
@@ -74,7 +85,8 @@ static void mutex_teardown(void *ctx)
 }
 
 #define LEASE(kind, name) \
-	{ "lease:" name, kind, lease_setup, lease_pair, lease_teardown }
+	{ "lease:" name, kind, lease_setup, lease_pair, lease_teardown, \
+	  lease_rmw_per_pair }
 
 static const struct alt alts[] = {
 	LEASE(CIDK_CID_BITMAP, "bitmap"),
@@ -82,8 +94,8 @@ static const struct alt alts[] = {
 	LEASE(CIDK_CID_LAZY_BATCHED, "lazy-batched"),
 	LEASE(CIDK_CID_CACHE_LOCAL, "cache-local"),
 	LEASE(CIDK_CID_INHERIT, "inherit"),
-	{ "mutex", 0, mutex_setup, mutex_pair, mutex_teardown },
-	/* the rseq module adds: { "kernel-mm_cid", 0, NULL, rseq_pair, NULL }, */
+	{ "mutex", 0, mutex_setup, mutex_pair, mutex_teardown, NULL },
+	/* the rseq module adds: { "kernel-mm_cid", 0, NULL, rseq_pair, NULL, NULL }, */
 };
 #define NALTS (sizeof(alts) / sizeof(alts[0]))
 
@@ -182,6 +194,8 @@ static int measure(unsigned int nthreads, unsigned int iters, unsigned int reps,
 		rows[a].what = alts[a].what;
 		rows[a].threads = nthreads;
 		cidk__summarize(&samples[a * reps], reps, &rows[a].ns);
+		rows[a].rmw_per_pair = alts[a].rmw_per_pair ?
+			alts[a].rmw_per_pair(ctx[a]) : -1;
 	}
 out_ctx:
 	for (unsigned int a = 0; a < NALTS; a++)

@@ -20,7 +20,9 @@ static const char usage[] =
 	"capacity is the number of possible CPUs), side by side with a shared\n"
 	"pthread_mutex lock/unlock pair.  The alternatives run interleaved in\n"
 	"each repetition; the table shows median, min and max over repetitions\n"
-	"of the mean per-thread ns per pair, and the ratio to the mutex.\n"
+	"of the mean per-thread ns per pair, the ratio to the mutex, and for\n"
+	"leases the atomic RMWs per pair (bitmap + per-CPU slots, from the\n"
+	"domain's cost counters; a mutex pair is 2).\n"
 	"\n"
 	"  --threads N  threads of the second measurement (default: online CPUs)\n"
 	"  --iters N    pairs per thread per repetition (default 200000)\n"
@@ -105,16 +107,20 @@ int cmd_bench_lease(int argc, char **argv)
 	printf("CID lease enter+exit, %u pairs/thread x %u reps, interleaved "
 	       "(noisy on a shared machine)\n\n",
 	       iters, reps);
-	printf("%-20s %7s %12s %10s %10s %10s\n", "what", "threads",
-	       "median ns", "min ns", "max ns", "vs mutex");
+	printf("%-20s %7s %12s %10s %10s %10s %10s\n", "what", "threads",
+	       "median ns", "min ns", "max ns", "vs mutex", "RMW/pair");
 	for (unsigned int i = 0; i < nrows; i++) {
 		double m = mutex_ns(rows, nrows, rows[i].threads);
 
 		if (i && rows[i].threads != rows[i - 1].threads)
 			putchar('\n');
-		printf("%-20s %7u %12.1f %10.1f %10.1f %9.2fx\n", rows[i].what,
+		printf("%-20s %7u %12.1f %10.1f %10.1f %9.2fx", rows[i].what,
 		       rows[i].threads, rows[i].ns.median, rows[i].ns.min,
 		       rows[i].ns.max, m > 0 ? rows[i].ns.median / m : 0);
+		if (rows[i].rmw_per_pair >= 0)
+			printf(" %10.2f\n", rows[i].rmw_per_pair);
+		else
+			printf(" %10s\n", "-");
 	}
 	free(rows);
 	return CLI_EXIT_OK;
