@@ -7,6 +7,7 @@ static const struct cli_cmd benches[] = {
 	{ "mask", cmd_bench_mask, "allowed-CPUs union: union_count vs per-bit vs locked" },
 	{ "pipe", cmd_bench_pipe, "context-switch round trip through two pipes" },
 	{ "burst", cmd_bench_burst, "cache locality of per-CPU/CID areas, one thread at a time" },
+	{ "lease", cmd_bench_lease, "ns per CID lease enter/exit pair, every policy, vs a mutex" },
 	{ NULL, NULL, NULL },
 };
 

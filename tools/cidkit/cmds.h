@@ -11,5 +11,6 @@ int cmd_cid(int argc, char **argv);
 int cmd_bench_mask(int argc, char **argv);
 int cmd_bench_pipe(int argc, char **argv);
 int cmd_bench_burst(int argc, char **argv);
+int cmd_bench_lease(int argc, char **argv);
 
 #endif /* CIDKIT_TOOLS_CMDS_H */
