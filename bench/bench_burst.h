@@ -14,6 +14,8 @@
  * Each mode has its own per-CID pool (cidk_pool_*), so one mode's bursts
  * never touch another's areas.  Only the burst is timed (CLOCK_MONOTONIC,
  * and the TSC on x86); the index lookup, the lease and the sleep are not.
+ * Right after it the same burst runs again, timed apart: with the area now
+ * in this core's caches it is the floor ("hot") the first one compares to.
  *
  * Schedule: one unrecorded warm-up round, then @rounds rounds.  Each round
  * shuffles the thread order once (deterministic PRNG, @seed) and rotates
@@ -70,12 +72,15 @@ struct bench_burst_config {
 	/* optional: called by the calling thread about every second */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
+	/* testing: lower every mode's bound to this (0: no limit) */
+	unsigned int bound_limit;
 };
 
 struct bench_burst_mode_result {
 	struct bench_burst_mode mode;
 	bool available;		    /* kernel-cid needs the kernel's mm_cid */
 	struct cidk__summary ns;    /* per burst, over all recorded bursts */
+	struct cidk__summary hot_ns;/* the same burst repeated at once: the floor */
 	double cycles_median;	    /* TSC ticks per burst (x86), else 0 */
 	uint64_t bursts;	    /* recorded bursts with a sample */
 	unsigned int bound;	    /* indexes should stay below this */

@@ -16,11 +16,13 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cidkit/lease.h>
 #include <cidkit/pool.h>
 #include <cidkit/rseq.h>
 
@@ -80,9 +82,11 @@ struct burst_run {
 	sem_t ready, done;
 	struct cidk_pool *pool[BENCH_BURST_MAX_MODES];
 	cidk_pool_handle area[BENCH_BURST_MAX_MODES];
+	struct cidk_lease_domain *dom[BENCH_BURST_MAX_MODES]; /* lease modes */
 	unsigned int bound[BENCH_BURST_MAX_MODES];
 	double *ns[BENCH_BURST_MAX_MODES];
 	double *cycles[BENCH_BURST_MAX_MODES];
+	double *hot[BENCH_BURST_MAX_MODES];
 };
 
 int bench_burst_mode_parse(const char *name, struct bench_burst_mode *m)
@@ -99,6 +103,11 @@ int bench_burst_mode_parse(const char *name, struct bench_burst_mode *m)
 		m->policy = 0;
 		return 0;
 	}
+	if (!strncmp(name, "lease:", 6) &&
+	    !cidk_cid_policy_parse(name + 6, &m->policy)) {
+		m->index = BENCH_BURST_LEASE;
+		return 0;
+	}
 	return -EINVAL;
 }
 
@@ -110,6 +119,10 @@ void bench_burst_mode_name(const struct bench_burst_mode *m, char *buf)
 		break;
 	case BENCH_BURST_KERNEL_CID:
 		strcpy(buf, "kernel-cid");
+		break;
+	case BENCH_BURST_LEASE:
+		snprintf(buf, BENCH_BURST_NAME_MAX, "lease:%s",
+			 cidk_cid_policy_name(m->policy) ? cidk_cid_policy_name(m->policy) : "?");
 		break;
 	default:
 		strcpy(buf, "?");
@@ -125,6 +138,10 @@ unsigned int bench_burst_all_modes(struct bench_burst_mode *out)
 	out[n++].policy = 0;
 	out[n].index = BENCH_BURST_KERNEL_CID;
 	out[n++].policy = 0;
+	for (int p = 0; p < CIDK_CID_NR_POLICIES; p++) {
+		out[n].index = BENCH_BURST_LEASE;
+		out[n++].policy = (enum cidk_cid_policy_kind)p;
+	}
 	return n;
 }
 
@@ -182,6 +199,8 @@ static int index_enter(struct burst_run *b, unsigned int m)
 		return cidk_rseq_cpu_id();
 	case BENCH_BURST_KERNEL_CID:
 		return cidk_rseq_mm_cid();
+	case BENCH_BURST_LEASE:
+		return cidk_lease_enter(b->dom[m]);
 	default:
 		return -EINVAL;
 	}
@@ -189,8 +208,8 @@ static int index_enter(struct burst_run *b, unsigned int m)
 
 static void index_exit(struct burst_run *b, unsigned int m)
 {
-	(void)b;
-	(void)m;
+	if (b->cfg->modes[m].index == BENCH_BURST_LEASE)
+		cidk_lease_exit(b->dom[m]);
 }
 
 static void record_index(struct burst_run *b, struct tm_state *t,
@@ -212,11 +231,11 @@ static void run_step(struct burst_run *b, struct worker *w,
 {
 	struct tm_state *t = &w->tm[s->mode];
 	unsigned int m = s->mode;
-	uint64_t t0, t1, c0, c1;
+	uint64_t t0, t1, c0, c1, h0, h1;
 	int idx, expect = 0;
 
 	idx = index_enter(b, m);
-	if (idx < 0) {
+	if (idx < 0) { /* nothing held */
 		atomic_compare_exchange_strong(&b->err, &expect, idx);
 		return;
 	}
@@ -237,11 +256,16 @@ static void run_step(struct burst_run *b, struct worker *w,
 		touch(p, b->cfg->bytes);
 		c1 = tsc();
 		t1 = cidk__now_ns();
+		/* the floor: the same burst again, the area now ours */
+		h0 = cidk__now_ns();
+		touch(p, b->cfg->bytes);
+		h1 = cidk__now_ns();
 	}
 	index_exit(b, m);
 	if (s->slot != NO_SLOT) {
 		b->ns[m][s->slot] = (double)(t1 - t0);
 		b->cycles[m][s->slot] = (double)(c1 - c0);
+		b->hot[m][s->slot] = (double)(h1 - h0);
 	}
 }
 
@@ -345,9 +369,31 @@ static int make_modes(struct burst_run *b, struct bench_burst_result *res)
 			b->bound[m] = allowed < users ? allowed : users;
 			mr->available = info.has_mm_cid;
 			break;
+		case BENCH_BURST_LEASE: {
+			struct cidk_cid_params p;
+			int rc;
+
+			/*
+			 * Capacity T: the union of the threads' allowed CPUs
+			 * (each pinned to its own), as the kernel's
+			 * nr_cpus_allowed would be; nr_users is T as well.
+			 */
+			cidk_cid_params_default(&p, cfg->modes[m].policy);
+			rc = cidk_lease_domain_create(&p, b->nr_threads,
+						      &b->dom[m]);
+			if (rc)
+				return rc;
+			b->bound[m] = cidk_lease_capacity(b->dom[m]);
+			if (b->bound[m] > b->nr_threads)
+				b->bound[m] = b->nr_threads;
+			res->lease_capacity = cidk_lease_capacity(b->dom[m]);
+			break;
+		}
 		default:
 			return -EINVAL;
 		}
+		if (cfg->bound_limit && b->bound[m] > cfg->bound_limit)
+			b->bound[m] = cfg->bound_limit;
 		mr->bound = b->bound[m];
 		b->pool[m] = cidk_pool_create(pool_cids, cfg->bytes);
 		if (!b->pool[m])
@@ -358,7 +404,8 @@ static int make_modes(struct burst_run *b, struct bench_burst_result *res)
 			return (int)b->area[m];
 		b->ns[m] = calloc(samples, sizeof(double));
 		b->cycles[m] = calloc(samples, sizeof(double));
-		if (!b->ns[m] || !b->cycles[m])
+		b->hot[m] = calloc(samples, sizeof(double));
+		if (!b->ns[m] || !b->cycles[m] || !b->hot[m])
 			return -ENOMEM;
 		for (size_t i = 0; i < samples; i++)
 			b->ns[m][i] = -1; /* no burst (yet) */
@@ -434,10 +481,12 @@ static int summarize(struct burst_run *b, struct bench_burst_result *res)
 		for (size_t i = 0; i < n; i++)
 			if (b->ns[m][i] >= 0) {
 				b->ns[m][kept] = b->ns[m][i];
-				b->cycles[m][kept++] = b->cycles[m][i];
+				b->cycles[m][kept] = b->cycles[m][i];
+				b->hot[m][kept++] = b->hot[m][i];
 			}
 		mr->bursts = kept;
 		cidk__summarize(b->ns[m], kept, &mr->ns);
+		cidk__summarize(b->hot[m], kept, &mr->hot_ns);
 		cidk__summarize(b->cycles[m], kept, &cs);
 		mr->cycles_median = HAVE_TSC ? cs.median : 0;
 	}
@@ -448,8 +497,10 @@ static void free_run(struct burst_run *b)
 {
 	for (unsigned int m = 0; m < BENCH_BURST_MAX_MODES; m++) {
 		cidk_pool_destroy(b->pool[m]);
+		cidk_lease_domain_destroy(b->dom[m]);
 		free(b->ns[m]);
 		free(b->cycles[m]);
+		free(b->hot[m]);
 	}
 	if (b->w)
 		for (unsigned int i = 0; i < b->nr_threads; i++) {

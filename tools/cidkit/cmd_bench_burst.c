@@ -164,8 +164,9 @@ static void print_json(const struct bench_burst_result *r,
 			continue;
 		}
 		printf(", \"median_ns\": %.0f, \"min_ns\": %.0f, "
-		       "\"max_ns\": %.0f, \"ratio_to_cpu\": ",
-		       mr->ns.median, mr->ns.min, mr->ns.max);
+		       "\"max_ns\": %.0f, \"hot_median_ns\": %.0f, "
+		       "\"ratio_to_cpu\": ",
+		       mr->ns.median, mr->ns.min, mr->ns.max, mr->hot_ns.median);
 		if (cpu && cpu->ns.median > 0)
 			printf("%.3f", mr->ns.median / cpu->ns.median);
 		else
@@ -205,10 +206,10 @@ static void print_human(const struct bench_burst_result *r,
 	       (unsigned long long)r->seed);
 	printf("kernel %s; %.1f s in all\n\n", kernel_release(),
 	       (double)r->wall_ns / 1e9);
-	printf("%-18s %7s %9s %9s %9s %6s %8s %-6s %4s %5s %7s  %s\n", "mode",
-	       "bursts", "median ns", "min ns", "max ns", "ratio",
+	printf("%-18s %6s %9s %15s %5s %6s %7s %-6s %3s %5s %7s  %s\n", "mode",
+	       "bursts", "median ns", "min-max ns", "ratio", "hot ns",
 	       r->have_cycles ? "cycles" : "", "CIDs", "max", "bound",
-	       "changes", "per thread cpu:CIDs");
+	       "changes", "cpu:CIDs");
 	for (unsigned int m = 0; m < r->nr_modes; m++) {
 		const struct bench_burst_mode_result *mr = &r->mode[m];
 		char name[BENCH_BURST_NAME_MAX];
@@ -219,23 +220,27 @@ static void print_human(const struct bench_burst_result *r,
 			printf("unavailable (the kernel provides no mm_cid)\n");
 			continue;
 		}
-		printf("%7llu ", (unsigned long long)mr->bursts);
+		printf("%6llu ", (unsigned long long)mr->bursts);
 		if (mr->bursts) {
-			printf("%9.0f %9.0f %9.0f ", mr->ns.median, mr->ns.min,
-			       mr->ns.max);
+			char range[40];
+
+			snprintf(range, sizeof(range), "%.0f-%.0f", mr->ns.min,
+				 mr->ns.max);
+			printf("%9.0f %15s ", mr->ns.median, range);
 			if (cpu && cpu->ns.median > 0)
-				printf("%6.2f ", mr->ns.median / cpu->ns.median);
+				printf("%5.2f ", mr->ns.median / cpu->ns.median);
 			else
-				printf("%6s ", "-");
+				printf("%5s ", "-");
+			printf("%6.0f ", mr->hot_ns.median);
 		} else {
-			printf("%9s %9s %9s %6s ", "-", "-", "-", "-");
+			printf("%9s %15s %5s %6s ", "-", "-", "-", "-");
 		}
 		if (r->have_cycles && mr->bursts)
-			printf("%8.0f ", mr->cycles_median);
+			printf("%7.0f ", mr->cycles_median);
 		else
-			printf("%8s ", "");
+			printf("%7s ", "");
 		print_mask(mr->used, false, 6);
-		printf(" %4d %5u %7llu ", mr->max_index, mr->bound,
+		printf(" %3d %5u %7llu ", mr->max_index, mr->bound,
 		       (unsigned long long)mr->changes);
 		for (unsigned int i = 0; i < r->nr_threads; i++) {
 			printf(" %u:", r->thread_cpu[i]);
@@ -243,9 +248,12 @@ static void print_human(const struct bench_burst_result *r,
 		}
 		printf("\n");
 	}
-	printf("\nratio: median / cpu's median; CIDs: the areas used; bound: "
-	       "min(CPUs, threads) as the policy should keep;\nchanges: bursts "
-	       "whose CID differed from the same thread's previous one\n");
+	printf("\nratio: median / cpu's median; hot: median of the same burst "
+	       "repeated at once (the floor);\ncycles: TSC ticks, median; CIDs: "
+	       "the areas used, overall and per thread (cpu:CIDs);\nbound: "
+	       "what the index should stay below (lease: min(capacity, threads); "
+	       "kernel-cid: min(allowed CPUs, threads + main));\nchanges: "
+	       "bursts whose CID differed from the same thread's previous one\n");
 	for (unsigned int m = 0; m < r->nr_modes; m++) {
 		const struct bench_burst_mode_result *mr = &r->mode[m];
 		char name[BENCH_BURST_NAME_MAX];
