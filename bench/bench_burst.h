@@ -84,7 +84,9 @@ struct bench_burst_mode_result {
 	double cycles_median;	    /* TSC ticks per burst (x86), else 0 */
 	uint64_t bursts;	    /* recorded bursts with a sample */
 	unsigned int bound;	    /* indexes should stay below this */
-	uint64_t out_of_bounds;	    /* bursts whose index was >= bound */
+	uint64_t out_of_bounds;	    /* bursts whose index was >= bound;
+				     * this and the CIDs below count the
+				     * warm-up round too */
 	uint64_t skipped;	    /* index beyond the pool: no burst */
 	int max_index;		    /* largest index seen (-1: none) */
 	unsigned int distinct;	    /* distinct indexes over all threads */
