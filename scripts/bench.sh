@@ -8,3 +8,9 @@ for b in mask; do
 done
 printf '\n$ cidkit bench lease\n'
 "$cidkit" bench lease
+printf '\n$ cidkit bench pipe\n'
+"$cidkit" bench pipe
+printf '\n$ cidkit bench pipe --processes\n'
+"$cidkit" bench pipe --processes
+printf '\n$ cidkit bench burst\n'
+"$cidkit" bench burst

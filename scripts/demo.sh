@@ -24,3 +24,7 @@ echo "== the kernel's own IDs: cpu_id and mm_cid from rseq, threads waking and s
 step cid --threads 4 --duration 300
 echo "== CID leases: ns per enter/exit pair, every policy, vs a mutex (short run)"
 step bench lease --iters 50000 --reps 5
+
+echo
+echo "== the context-switch round trip through two pipes: one CPU, two CPUs, unpinned (short run)"
+step bench pipe --loops 1000 --runs 3

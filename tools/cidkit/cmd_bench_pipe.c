@@ -32,7 +32,7 @@ static const char usage[] =
 	"the voluntary/involuntary context switches of both sides (getrusage:\n"
 	"RUSAGE_THREAD per thread, or RUSAGE_SELF in each process).\n"
 	"\n"
-	"  --loops N     round trips per run, 1..10000000 (default 20000)\n"
+	"  --loops N     round trips per run, 1..10000000 (default 2000)\n"
 	"  --runs R      runs per placement, 1..1000 (default 11)\n"
 	"  --processes   two processes instead of two threads\n"
 	"  --cpus LIST   one or two allowed CPUs, cpulist (default: the first\n"
@@ -118,7 +118,7 @@ int cmd_bench_pipe(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bench_pipe_config cfg = { .loops = 20000, .runs = 11 };
+	struct bench_pipe_config cfg = { .loops = 2000, .runs = 11 };
 	struct cidk_mask *allowed = NULL, *cpus = NULL;
 	const char *cpus_arg = NULL;
 	struct bench_pipe_result res;
