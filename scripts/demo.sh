@@ -22,3 +22,5 @@ step bench mask --reps 21
 echo
 echo "== the kernel's own IDs: cpu_id and mm_cid from rseq, threads waking and sleeping"
 step cid --threads 4 --duration 300
+echo "== CID leases: ns per enter/exit pair, every policy, vs a mutex (short run)"
+step bench lease --iters 50000 --reps 5

@@ -66,7 +66,8 @@ enum cidk_cid_scan_trigger {
 struct cidk_cid_params {
 	enum cidk_cid_policy_kind kind;
 	enum cidk_cid_scan_trigger trigger; /* lazy family; default RETURN_TO_USER */
-	unsigned int batch;	   /* lazy-batched: CPUs per scan call (default 16) */
+	unsigned int batch;	   /* lazy-batched: CPUs per scan call (default 16;
+				      ignored by the other policies) */
 	uint64_t expiry_ns;	   /* 0: CIDK_CID_EXPIRY_NS */
 	uint64_t scan_period_ns;   /* 0: CIDK_CID_SCAN_PERIOD_NS */
 };
@@ -84,6 +85,9 @@ struct cidk_cid_stats {
 	uint64_t cid_changes;	     /* a task switched in with another CID than last time */
 	uint64_t allocations;	     /* a task switched in and needed a CID */
 	uint64_t max_cid;	     /* the largest CID ever handed out */
+	/* added with the implementation: */
+	uint64_t slot_rmw;	     /* atomic RMWs on per-CPU slots and mm counters */
+	uint64_t migrate_moves;	     /* slot CIDs moved along with a migrating task */
 };
 
 /*
@@ -173,6 +177,11 @@ CIDK_EXPORT int cidk_cid_set_affinity(struct cidk_cid_mm *mm,
  * @next is idle).  Never fails: allocation always makes progress when the
  * number of tasks running at once is at most the CID space (for leases
  * the domain enforces it).
+ * @prev gives back the per-CPU state of the CPU it switched in on
+ * (prev->cpu; the same as @cpu for the simulator).  When the policy's
+ * bound is exhausted (a driver ran more tasks than the mm has allowed
+ * CPUs) the lowest free CID below nr_cpu_ids is taken instead, which
+ * cidk_cid_check() reports.
  */
 CIDK_EXPORT unsigned int cidk_cid_switch(unsigned int cpu,
 					 struct cidk_cid_mm *prev_mm,
@@ -202,7 +211,9 @@ CIDK_EXPORT unsigned int cidk_cid_return_to_user(struct cidk_cid_mm *mm,
 
 /*
  * cidk_cid_migrate - the (not running) task @t of @mm moves from CPU
- * @from to CPU @to; the policy may move per-CPU state with it.
+ * @from to CPU @to; the policy may move per-CPU state with it (the lazy
+ * family moves the task's own CID, idle in @from's slot, to an empty slot
+ * of @to: counted in migrate_moves).  A running task is left alone.
  */
 CIDK_EXPORT void cidk_cid_migrate(struct cidk_cid_mm *mm,
 				  struct cidk_cid_task *t, unsigned int from,
@@ -227,9 +238,12 @@ CIDK_EXPORT void cidk_cid_stats(const struct cidk_cid_mm *mm,
  * are all the mm's live tasks (n of them).  Checks: no CID is held by two
  * running tasks; every running task holds a CID whose bitmap bit is set;
  * every CID is below nr_cpu_ids and below nr_cpus_allowed; when @strict,
- * also below min(nr_cpus_allowed, nr_users).  Returns 0 when all hold,
- * else -EINVAL and a description in @why (if not NULL, @whylen bytes).
- * Single-threaded only.
+ * also below min(nr_cpus_allowed, nr_users).  Also (added): a task not
+ * running holds none; the lazy family's per-CPU slots hold distinct CIDs,
+ * a busy slot's CID is the one of a task running on that CPU; and no CID
+ * leaks (every bit set is owned by a running task or a slot).  Returns 0
+ * when all hold, else -EINVAL and a description in @why (if not NULL,
+ * @whylen bytes), or -ENOMEM.  Single-threaded only.
  */
 CIDK_EXPORT int cidk_cid_check(const struct cidk_cid_mm *mm,
 			       struct cidk_cid_task *const *tasks,
