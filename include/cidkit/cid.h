@@ -229,6 +229,14 @@ CIDK_EXPORT unsigned int cidk_cid_nr_cpu_ids(const struct cidk_cid_mm *mm);
 CIDK_EXPORT enum cidk_cid_policy_kind
 cidk_cid_mm_policy(const struct cidk_cid_mm *mm);
 
+/*
+ * cidk_cid_releases - the CIDs the compaction scan has released so far,
+ * immediately or deferred: compaction_releases + deferred_releases of
+ * cidk_cid_stats(), without summing every other counter (the simulator
+ * prices each compaction call by its releases).
+ */
+CIDK_EXPORT uint64_t cidk_cid_releases(const struct cidk_cid_mm *mm);
+
 /* Copy the mm's cost counters into @st. */
 CIDK_EXPORT void cidk_cid_stats(const struct cidk_cid_mm *mm,
 				struct cidk_cid_stats *st);
