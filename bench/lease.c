@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <cidkit/lease.h>
+#include <cidkit/rseq.h>
 
 #include "bench_lease.h"
 #include "util/clock.h"
@@ -84,6 +85,15 @@ static void mutex_teardown(void *ctx)
 	free(ctx);
 }
 
+/* Reading the kernel's own mm_cid from the rseq area: no enter, no exit. */
+static void rseq_pair(void *ctx)
+{
+	int cid = cidk_rseq_mm_cid();
+
+	(void)ctx;
+	cidk__keep(&cid);
+}
+
 #define LEASE(kind, name) \
 	{ "lease:" name, kind, lease_setup, lease_pair, lease_teardown, \
 	  lease_rmw_per_pair }
@@ -95,7 +105,7 @@ static const struct alt alts[] = {
 	LEASE(CIDK_CID_CACHE_LOCAL, "cache-local"),
 	LEASE(CIDK_CID_INHERIT, "inherit"),
 	{ "mutex", 0, mutex_setup, mutex_pair, mutex_teardown, NULL },
-	/* the rseq module adds: { "kernel-mm_cid", 0, NULL, rseq_pair, NULL, NULL }, */
+	{ "kernel-mm_cid", 0, NULL, rseq_pair, NULL, NULL },
 };
 #define NALTS (sizeof(alts) / sizeof(alts[0]))
 

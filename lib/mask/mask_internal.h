@@ -25,10 +25,12 @@ static inline unsigned long cidk__mask_run(unsigned int off, unsigned int n)
  * Weight loops: x86-64's baseline has no popcnt instruction, so gcc calls a
  * table-driven helper (27 instructions a word under callgrind).  Build a
  * popcnt clone too and let the dynamic loader pick it (ifunc) where the CPU
- * has it.  Elsewhere the attribute is empty.
+ * has it.  Elsewhere the attribute is empty: clang 14's target_clones
+ * leaves the symbols undefined when linked from a static archive, and the
+ * sanitizers' interceptors do not expect ifuncs.
  */
-#if defined(__x86_64__) && defined(__ELF__) && !defined(__SANITIZE_ADDRESS__) && \
-	!defined(__SANITIZE_THREAD__)
+#if defined(__x86_64__) && defined(__ELF__) && !defined(__clang__) && \
+	!defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define CIDK__POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #else
 #define CIDK__POPCNT_CLONES
