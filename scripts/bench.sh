@@ -14,3 +14,5 @@ printf '\n$ cidkit bench pipe --processes\n'
 "$cidkit" bench pipe --processes
 printf '\n$ cidkit bench burst\n'
 "$cidkit" bench burst
+printf '\n$ cidkit bench burst --delay-ms 0 --rounds 300\n'
+"$cidkit" bench burst --delay-ms 0 --rounds 300
