@@ -16,6 +16,8 @@
  * n + sockets*cores are SMT siblings.  "packed" numbers a core's threads
  * consecutively (POWER, arm64).  Each level nests in the next: cluster
  * divides llc, llc divides die, die and numa nodes divide the socket.
+ * As in discovery, cluster=1 (a cluster is one core) and a die of the
+ * whole socket add no level.
  *
  * Workload: built once per run; 8192 CPUs x 6 levels costs a few ms.
  */
@@ -320,11 +322,13 @@ static int build(const char *spec, const struct shape *sh,
 	}
 	cidk_topo_set_online(t, m);
 	rc = build_level(t, sh, CIDK_TOPO_SMT, 1, m);
-	if (!rc && sh->cluster)
+	/* as discovery does: a cluster of one core or a die of the whole
+	 * socket is no level */
+	if (!rc && sh->cluster > 1)
 		rc = build_level(t, sh, CIDK_TOPO_CLUSTER, sh->cluster, m);
 	if (!rc)
 		rc = build_level(t, sh, CIDK_TOPO_LLC, sh->llc, m);
-	if (!rc && sh->die)
+	if (!rc && sh->die && sh->die < sh->cores)
 		rc = build_level(t, sh, CIDK_TOPO_DIE, sh->die, m);
 	if (!rc)
 		rc = build_level(t, sh, CIDK_TOPO_PKG, 0, m);
