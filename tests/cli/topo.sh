@@ -3,6 +3,9 @@
 CIDKIT=${1:?usage: topo.sh path/to/cidkit}
 . "$(dirname "$0")/tap.sh"
 data=$(cd "$(dirname "$0")/../data/sysfs" && pwd)
+# broken copies of the trees go to tmpfs when there is one (many small files)
+work=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
+trap 'rm -rf "$tmp" "$work"' EXIT
 
 json_ok() { # the output is one valid JSON object
 	python3 -c 'import json,sys; json.loads(sys.stdin.read())' <"$tmp/out"
@@ -15,9 +18,14 @@ for shape in adl-hybrid old-kernel offline smt8 vm insane-llc; do
 	run topo --sysfs-root "$data/$shape" --json
 	[ $rc -eq $want ] && [ "$out" = "$(cat "$data/$shape.json")" ] && [ -z "$err" ]
 	ok $? "topo --sysfs-root $shape --json: golden output, exit $want"
-	json_ok
-	ok $? "$shape: valid JSON"
 done
+python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    assert list(d) == ["nr_cpus", "online", "levels", "span_sane", "insane_level"], f
+' "$data"/*.json
+ok $? "the golden outputs are valid JSON with the keys of the contract"
 
 run topo --sysfs-root "$data/insane-llc"
 [ $rc -eq 1 ] && echo "$out" | grep -qx 'span: INSANE at llc (cpu 0: 0-3 vs cpu 3: 2-5)'
@@ -77,43 +85,43 @@ expect_file_error() { # expect_file_error WHAT FILE-SUFFIX ARGS...
 	case "$err" in *"$want"*) true ;; *) false ;; esac
 	ok $? "$what: the message names $want"
 }
-broken() { # broken SHAPE: a fresh copy of a saved tree in $tmp/t
-	rm -rf "$tmp/t"
-	cp -r "$data/$1" "$tmp/t"
+broken() { # broken SHAPE: a fresh copy of a saved tree in $work/t
+	rm -rf "$work/t"
+	cp -r "$data/$1" "$work/t"
 }
 
 expect_file_error "no such root" "nowhere/devices/system/cpu/possible" topo --sysfs-root "$tmp/nowhere"
 broken adl-hybrid
-rm "$tmp/t/devices/system/cpu/online"
-expect_file_error "online missing" "devices/system/cpu/online" topo --sysfs-root "$tmp/t"
+rm "$work/t/devices/system/cpu/online"
+expect_file_error "online missing" "devices/system/cpu/online" topo --sysfs-root "$work/t"
 broken adl-hybrid
-echo "0-3x" >"$tmp/t/devices/system/cpu/possible"
-expect_file_error "possible garbled" "devices/system/cpu/possible" topo --sysfs-root "$tmp/t"
+echo "0-3x" >"$work/t/devices/system/cpu/possible"
+expect_file_error "possible garbled" "devices/system/cpu/possible" topo --sysfs-root "$work/t"
 broken adl-hybrid
-echo "0-99999" >"$tmp/t/devices/system/cpu/possible"
-expect_file_error "absurd possible" "devices/system/cpu/possible" topo --sysfs-root "$tmp/t"
+echo "0-99999" >"$work/t/devices/system/cpu/possible"
+expect_file_error "absurd possible" "devices/system/cpu/possible" topo --sysfs-root "$work/t"
 broken adl-hybrid
-echo "5-" >"$tmp/t/devices/system/cpu/cpu7/topology/core_cpus_list"
-expect_file_error "core_cpus_list garbled" "cpu7/topology/core_cpus_list" topo --sysfs-root "$tmp/t" --json
+echo "5-" >"$work/t/devices/system/cpu/cpu7/topology/core_cpus_list"
+expect_file_error "core_cpus_list garbled" "cpu7/topology/core_cpus_list" topo --sysfs-root "$work/t" --json
 broken old-kernel
-rm "$tmp/t/devices/system/cpu/cpu3/topology/thread_siblings_list"
-echo "zz" >"$tmp/t/devices/system/cpu/cpu3/topology/thread_siblings"
-expect_file_error "old kernel: hex fallback garbled" "cpu3/topology/thread_siblings" topo --sysfs-root "$tmp/t"
+rm "$work/t/devices/system/cpu/cpu3/topology/thread_siblings_list"
+echo "zz" >"$work/t/devices/system/cpu/cpu3/topology/thread_siblings"
+expect_file_error "old kernel: hex fallback garbled" "cpu3/topology/thread_siblings" topo --sysfs-root "$work/t"
 broken old-kernel
-rm -r "$tmp/t/devices/system/cpu/cpu5/topology"
-expect_file_error "online CPU without topology/" "cpu5/topology/core_cpus_list" topo --sysfs-root "$tmp/t"
+rm -r "$work/t/devices/system/cpu/cpu5/topology"
+expect_file_error "online CPU without topology/" "cpu5/topology/core_cpus_list" topo --sysfs-root "$work/t"
 broken smt8
-echo "L3" >"$tmp/t/devices/system/cpu/cpu9/cache/index3/level"
-expect_file_error "cache level garbled" "cpu9/cache/index3/level" topo --sysfs-root "$tmp/t"
+echo "L3" >"$work/t/devices/system/cpu/cpu9/cache/index3/level"
+expect_file_error "cache level garbled" "cpu9/cache/index3/level" topo --sysfs-root "$work/t"
 broken smt8
-echo "0-40" >"$tmp/t/devices/system/cpu/cpu9/cache/index3/shared_cpu_list"
-expect_file_error "cache mask beyond possible" "cpu9/cache/index3/shared_cpu_list" topo --sysfs-root "$tmp/t"
+echo "0-40" >"$work/t/devices/system/cpu/cpu9/cache/index3/shared_cpu_list"
+expect_file_error "cache mask beyond possible" "cpu9/cache/index3/shared_cpu_list" topo --sysfs-root "$work/t"
 broken smt8
-echo "1,2,x" >"$tmp/t/devices/system/node/node8/cpulist"
-expect_file_error "node cpulist garbled" "node/node8/cpulist" topo --sysfs-root "$tmp/t"
+echo "1,2,x" >"$work/t/devices/system/node/node8/cpulist"
+expect_file_error "node cpulist garbled" "node/node8/cpulist" topo --sysfs-root "$work/t"
 broken vm
-echo "1" >"$tmp/t/devices/system/cpu/cpu0/topology/core_cpus_list"
-expect_file_error "a mask without its own CPU" "cpu0/topology/core_cpus_list" topo --sysfs-root "$tmp/t"
+echo "1" >"$work/t/devices/system/cpu/cpu0/topology/core_cpus_list"
+expect_file_error "a mask without its own CPU" "cpu0/topology/core_cpus_list" topo --sysfs-root "$work/t"
 
 expect_usage_error "unknown preset" topo --machine epyc-9999
 expect_usage_error "malformed spec" topo --machine 2s96x
