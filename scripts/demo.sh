@@ -18,3 +18,11 @@ echo "(exit status $? - bad input is one line and exit 2)"
 echo
 echo "== the allowed-CPUs union, three ways (short run)"
 step bench mask --reps 21
+
+echo
+echo "== CPU topology: this host, a preset, and span sanity"
+step topo
+step topo --machine epyc-9654-2s
+step topo --machine "2s8c2t:llc=4:cluster=2:numa=2:offline=3" --json
+step topo --machine 2s96c2t:llc=7
+echo "(exit status $? - a malformed spec is one line and exit 2)"
