@@ -123,54 +123,70 @@ static unsigned int witness(const struct cidk_topo *t, int l,
 	return c;
 }
 
+/* One CPU of the linear pass: true if fine so far. */
+static inline bool linear_step(const struct cidk_topo *t, int l,
+			       struct scratch *s, unsigned int c,
+			       struct cidk_topo_insane *why)
+{
+	const struct cidk__topo_group *g = cidk__topo_group_of(t, l, c), *h;
+	unsigned int id;
+
+	if (!g)
+		return true;
+	if (!cidk_mask_test(g->mask, c)) {
+		report(why, l, c, c);
+		return false;
+	}
+	id = g->first; /* < nr_cpu_ids: the mask holds c */
+	if (!nz_intersects(g, s->covered)) {
+		/* a new group */
+		if (s->seen[cidk__bit_word(id)] & cidk__bit_mask(id)) {
+			report(why, l, s->intro[id], c);
+			return false;
+		}
+		if (id != c && cidk_mask_test(t->online, id) &&
+		    (h = cidk__topo_group_of(t, l, id)) &&
+		    !cidk__topo_group_equal(h, g)) {
+			report(why, l, id, c);
+			return false;
+		}
+		for (unsigned int k = 0; k < g->nr_nz; k++)
+			s->covered[g->nz[k]] |= g->mask->bits[g->nz[k]];
+		s->seen[cidk__bit_word(id)] |= cidk__bit_mask(id);
+		s->intro[id] = c;
+		return true;
+	}
+	/* meets covered: must be the group with its id */
+	if (!(s->seen[cidk__bit_word(id)] & cidk__bit_mask(id))) {
+		report(why, l, witness(t, l, g, c), c);
+		return false;
+	}
+	h = cidk__topo_group_of(t, l, s->intro[id]);
+	if (!cidk__topo_group_equal(h, g)) {
+		report(why, l, s->intro[id], c);
+		return false;
+	}
+	return true;
+}
+
 static bool level_sane_linear(const struct cidk_topo *t, int l,
 			      struct scratch *s, struct cidk_topo_insane *why)
 {
-	unsigned int nwords = t->online->nwords, c;
+	unsigned int nwords = t->online->nwords;
 
 	memset(s->covered, 0, nwords * sizeof(unsigned long));
 	memset(s->seen, 0, nwords * sizeof(unsigned long));
-	cidk_mask_for_each(c, t->online) {
-		const struct cidk__topo_group *g = cidk__topo_group_of(t, l, c);
-		unsigned int id;
+	/* ascending online CPUs, a word at a time */
+	for (unsigned int w = 0; w < nwords; w++) {
+		unsigned long word = t->online->bits[w];
 
-		if (!g)
-			continue;
-		if (!cidk_mask_test(g->mask, c)) {
-			report(why, l, c, c);
-			return false;
-		}
-		id = g->first; /* < nr_cpu_ids: the mask holds c */
-		if (!nz_intersects(g, s->covered)) {
-			const struct cidk__topo_group *h;
+		while (word) {
+			unsigned int c = w * CIDK_BITS_PER_LONG +
+					 (unsigned int)__builtin_ctzl(word);
 
-			/* new group */
-			if (s->seen[cidk__bit_word(id)] & cidk__bit_mask(id)) {
-				report(why, l, s->intro[id], c);
+			word &= word - 1;
+			if (!linear_step(t, l, s, c, why))
 				return false;
-			}
-			if (id != c && cidk_mask_test(t->online, id) &&
-			    (h = cidk__topo_group_of(t, l, id)) &&
-			    !cidk__topo_group_equal(h, g)) {
-				report(why, l, id, c);
-				return false;
-			}
-			for (unsigned int k = 0; k < g->nr_nz; k++)
-				s->covered[g->nz[k]] |= g->mask->bits[g->nz[k]];
-			s->seen[cidk__bit_word(id)] |= cidk__bit_mask(id);
-			s->intro[id] = c;
-		} else {
-			const struct cidk__topo_group *h;
-
-			if (!(s->seen[cidk__bit_word(id)] & cidk__bit_mask(id))) {
-				report(why, l, witness(t, l, g, c), c);
-				return false;
-			}
-			h = cidk__topo_group_of(t, l, s->intro[id]);
-			if (!cidk__topo_group_equal(h, g)) {
-				report(why, l, s->intro[id], c);
-				return false;
-			}
 		}
 	}
 	return true;
