@@ -13,7 +13,9 @@
  *     pkg      package_cpus_list, package_cpus, core_siblings_list,
  *              core_siblings
  *   cpuN/cache/indexK/{level,type,shared_cpu_list|shared_cpu_map}
- *     llc      the highest-level Data or Unified cache (Unified wins a tie)
+ *     llc      the highest-level Data or Unified cache (Unified wins a tie);
+ *              an index without type or level (the kernel hides unknown
+ *              ones) is skipped
  *   devices/system/node/nodeM/cpulist (or cpumap)                (optional)
  *     numa
  * The first name that exists is read (newer names before the deprecated
@@ -250,8 +252,13 @@ static int read_llc(struct reader *r, const struct cidk_topo *t,
 
 		if (!index_name(de->d_name, &k))
 			continue;
+		/* the kernel hides type and level when it does not know them */
 		snprintf(rel, sizeof(rel), "%s/index%u/type", dir, k);
-		if ((rc = read_file(r, rel, false)))
+		if ((rc = read_file(r, rel, true)) == -ENOENT) {
+			rc = 0;
+			continue;
+		}
+		if (rc)
 			break;
 		if (!strcmp(r->buf, "Instruction\n") || !strcmp(r->buf, "Instruction"))
 			continue;
@@ -263,7 +270,11 @@ static int read_llc(struct reader *r, const struct cidk_topo *t,
 			break;
 		}
 		snprintf(rel, sizeof(rel), "%s/index%u/level", dir, k);
-		if ((rc = read_file(r, rel, false)) || (rc = parse_uint(r, &level)))
+		if ((rc = read_file(r, rel, true)) == -ENOENT) {
+			rc = 0;
+			continue;
+		}
+		if (rc || (rc = parse_uint(r, &level)))
 			break;
 		if (best == UINT32_MAX || level > best_level ||
 		    (level == best_level && unified && !best_unified)) {

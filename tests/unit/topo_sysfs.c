@@ -180,6 +180,14 @@ static void write_tree(const char *root, const struct cidk_topo *t,
 	cidk_mask_free(all);
 }
 
+static bool list_is5(const struct cidk_mask *m)
+{
+	char buf[64];
+
+	return m && cidk_mask_format_list(m, buf, sizeof(buf)) &&
+	       !strcmp(buf, "5,13");
+}
+
 /* Which levels discovery should find: those the flavour can show. */
 static bool expect_level(const struct cidk_topo *t, int l,
 			 const struct flavour *fl)
@@ -352,12 +360,30 @@ int main(void)
 	       "cpu5/cache/index3/level", -EINVAL);
 	broken("2s4c2t", "devices/system/cpu/cpu5/cache/index3/type", "Bogus\n",
 	       "cpu5/cache/index3/type", -EINVAL);
-	broken("2s4c2t", "devices/system/cpu/cpu5/cache/index3/level", NULL,
-	       "cpu5/cache/index3/level", -ENOENT);
 	broken("2s4c2t", "devices/system/cpu/cpu5/cache/index3/shared_cpu_list", "1-\n",
 	       "cpu5/cache/index3/shared_cpu_list", -EINVAL);
 	broken("2s4c2t", "devices/system/node/node1/cpulist", "x\n",
 	       "node/node1/cpulist", -EINVAL);
+	{
+		/* an index without a level is skipped: cpu 5's LLC is then its L2 */
+		static const struct flavour fl = { "new", false, false, true, true, true };
+		struct cidk_topo *t = NULL, *d = NULL;
+		struct cidk_topo_insane why;
+		char root[PATH_MAX], path[PATH_MAX * 2];
+
+		cidk_topo_from_spec("2s4c2t", &t, NULL);
+		snprintf(root, sizeof(root), "%s/nolevel", base);
+		write_tree(root, t, &fl);
+		snprintf(path, sizeof(path),
+			 "%s/devices/system/cpu/cpu5/cache/index3/level", root);
+		unlink(path);
+		ok(!cidk_topo_from_sysfs(root, &d, NULL) && d &&
+			   list_is5(cidk_topo_mask(d, CIDK_TOPO_LLC, 5)) &&
+			   !cidk_topo_span_sane(d, &why) && why.level == CIDK_TOPO_LLC,
+		   "a cache index without level is skipped (LLC falls to L2: insane)");
+		cidk_topo_free(d);
+		cidk_topo_free(t);
+	}
 	{
 		/* with the newer and the _list files gone, hex thread_siblings is read */
 		static const struct flavour fl = { "new", false, false, true, true, true };
