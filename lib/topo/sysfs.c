@@ -20,7 +20,8 @@
  *     numa
  * The first name that exists is read (newer names before the deprecated
  * ones, *_list before hex); a file that exists but does not parse is an
- * error, never a fallback.  Every mask is intersected with the online CPUs
+ * error, never a fallback.  Hex masks may be NR_CPUS wide (older kernels):
+ * leading all-zero chunks beyond nr_cpu_ids are ignored.  Every mask is intersected with the online CPUs
  * and must contain its own CPU.  The kernel exposes cluster_cpus and
  * die_cpus even when the machine has no clusters or dies (x86 reports the
  * L2 sharers, arm64 the CPU itself), so cluster is present only if some
@@ -130,14 +131,39 @@ static int read_file(struct reader *r, const char *rel, bool optional)
 	return rc;
 }
 
+/*
+ * Kernels without CPUMASK_OFFSTACK print hex masks NR_CPUS bits wide
+ * ("00000000,000000ff" on an 8-CPU machine): skip leading all-zero 32-bit
+ * chunks beyond what @nbits needs.  Returns the offset to parse from.
+ */
+static size_t hex_skip_zero_chunks(const char *s, unsigned int nbits)
+{
+	size_t chunks = 1, need = (nbits + 31) / 32, off = 0;
+
+	for (const char *p = s; *p && *p != '\n'; p++)
+		chunks += *p == ',';
+	while (chunks > need) {
+		size_t i = off;
+
+		while (s[i] == '0')
+			i++;
+		if (s[i] != ',')
+			break;
+		off = i + 1;
+		chunks--;
+	}
+	return off;
+}
+
 /* Parse r->buf (just read from r->path) into @m. */
 static int parse_mask(struct reader *r, bool hex, struct cidk_mask *m)
 {
-	size_t pos = 0;
+	size_t pos = 0, skip = hex ? hex_skip_zero_chunks(r->buf, m->nbits) : 0;
 	int rc;
 
-	rc = hex ? cidk_mask_parse_hex(m, r->buf, &pos)
+	rc = hex ? cidk_mask_parse_hex(m, r->buf + skip, &pos)
 		 : cidk_mask_parse_list(m, r->buf, &pos);
+	pos += skip;
 	if (rc == -ERANGE)
 		cidk__topo_err(r->err, r->path,
 			       "CPU beyond nr_cpu_ids %u (from possible) at offset %zu",

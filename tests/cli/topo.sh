@@ -108,6 +108,15 @@ rm "$work/t/devices/system/cpu/cpu3/topology/thread_siblings_list"
 echo "zz" >"$work/t/devices/system/cpu/cpu3/topology/thread_siblings"
 expect_file_error "old kernel: hex fallback garbled" "cpu3/topology/thread_siblings" topo --sysfs-root "$work/t"
 broken old-kernel
+rm "$work/t/devices/system/cpu/cpu3/topology/thread_siblings_list"
+echo "00000001,00000088" >"$work/t/devices/system/cpu/cpu3/topology/thread_siblings"
+expect_file_error "NR_CPUS-wide hex with a CPU beyond possible" "cpu3/topology/thread_siblings" topo --sysfs-root "$work/t"
+broken old-kernel
+rm "$work/t/devices/system/cpu/cpu3/topology/thread_siblings_list"
+run topo --sysfs-root "$work/t" --json
+[ $rc -eq 0 ] && [ "$out" = "$(cat "$data/old-kernel.json")" ]
+ok $? "old kernel: NR_CPUS-wide hex thread_siblings (00000000,00000088) read as the fallback"
+broken old-kernel
 rm -r "$work/t/devices/system/cpu/cpu5/topology"
 expect_file_error "online CPU without topology/" "cpu5/topology/core_cpus_list" topo --sysfs-root "$work/t"
 broken smt8

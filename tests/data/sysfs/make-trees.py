@@ -38,9 +38,10 @@ def put(path, text):
         f.write(text + "\n")
 
 def tree(name, nbits, online, topo, caches=None, nodes=None, old=False,
-         cluster=True, die=True):
+         cluster=True, die=True, hexbits=None):
     """topo: cpu -> dict(smt=, cluster=, die=, pkg=) sets.
     caches: cpu -> list of (level, type, set).  nodes: id -> set."""
+    hb = hexbits or nbits
     root = os.path.join(here, name)
     shutil.rmtree(root, ignore_errors=True)
     cpu = os.path.join(root, "devices/system/cpu")
@@ -65,7 +66,7 @@ def tree(name, nbits, online, topo, caches=None, nodes=None, old=False,
             if cluster:
                 files.append(("cluster_cpus", t.get("cluster", t["smt"])))
         for fname, s in files:
-            put(f"{d}/topology/{fname}", hexmask(s, nbits))
+            put(f"{d}/topology/{fname}", hexmask(s, hb))
             put(f"{d}/topology/{fname}_list", cpulist(s))
         put(f"{d}/topology/core_id", str(t.get("core_id", 0)))
         put(f"{d}/topology/physical_package_id", str(t.get("pkg_id", 0)))
@@ -74,13 +75,13 @@ def tree(name, nbits, online, topo, caches=None, nodes=None, old=False,
             put(f"{idx}/level", str(level))
             put(f"{idx}/type", typ)
             put(f"{idx}/size", "32K")
-            put(f"{idx}/shared_cpu_map", hexmask(s, nbits))
+            put(f"{idx}/shared_cpu_map", hexmask(s, hb))
             if not old:
                 put(f"{idx}/shared_cpu_list", cpulist(s))
     for n, s in (nodes or {}).items():
         nd = os.path.join(root, f"devices/system/node/node{n}")
         put(f"{nd}/cpulist", cpulist(s))
-        put(f"{nd}/cpumap", hexmask(s, nbits))
+        put(f"{nd}/cpumap", hexmask(s, hb))
     if nodes:
         put(os.path.join(root, "devices/system/node/possible"),
             cpulist(nodes.keys()))
@@ -116,8 +117,9 @@ golden("adl-hybrid", 20, "0-19",
         ("pkg", 1, 20, 20), ("numa", 1, 20, 20)])
 
 # --- old-kernel: a 4.4 kernel on a 4-core/8-thread desktop: only
-# thread_siblings and core_siblings, no die or cluster files, and the
-# cache folders have only the hex shared_cpu_map.
+# thread_siblings and core_siblings, no die or cluster files, the cache
+# folders have only the hex shared_cpu_map, and hex masks are NR_CPUS (64)
+# bits wide, as kernels without CPUMASK_OFFSTACK print them.
 allc = set(range(8))
 topo, caches = {}, {}
 for c in allc:
@@ -125,7 +127,7 @@ for c in allc:
     topo[c] = dict(smt=core, pkg=allc, core_id=c % 4)
     caches[c] = [(1, "Data", core), (1, "Instruction", core),
                  (2, "Unified", core), (3, "Unified", allc)]
-tree("old-kernel", 8, allc, topo, caches, {0: allc}, old=True)
+tree("old-kernel", 8, allc, topo, caches, {0: allc}, old=True, hexbits=64)
 golden("old-kernel", 8, "0-7",
        [("smt", 4, 2, 2), ("llc", 1, 8, 8), ("pkg", 1, 8, 8),
         ("numa", 1, 8, 8)])
