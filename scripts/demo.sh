@@ -26,3 +26,5 @@ step topo --machine epyc-9654-2s
 step topo --machine "2s8c2t:llc=4:cluster=2:numa=2:offline=3" --json
 step topo --machine 2s96c2t:llc=7
 echo "(exit status $? - a malformed spec is one line and exit 2)"
+step topo --sysfs-root "$(dirname "$0")/../tests/data/sysfs/insane-llc"
+echo "(exit status $? - a saved tree whose CPU 3 claims an L3 of 2-5: insane)"
