@@ -2,7 +2,7 @@
 # scripts/bench.sh path/to/cidkit - every benchmark, with default sizes.
 set -u
 cidkit=$1
-for b in mask; do
+for b in mask topo; do
 	printf '\n$ cidkit bench %s\n' "$b"
 	"$cidkit" bench "$b"
 done

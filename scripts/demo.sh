@@ -24,3 +24,11 @@ echo "== the kernel's own IDs: cpu_id and mm_cid from rseq, threads waking and s
 step cid --threads 4 --duration 300
 echo "== CID leases: ns per enter/exit pair, every policy, vs a mutex (short run)"
 step bench lease --iters 50000 --reps 5
+echo "== CPU topology: this host, a preset, and span sanity"
+step topo
+step topo --machine epyc-9654-2s
+step topo --machine "2s8c2t:llc=4:cluster=2:numa=2:offline=3" --json
+step topo --machine 2s96c2t:llc=7
+echo "(exit status $? - a malformed spec is one line and exit 2)"
+step topo --sysfs-root "$(dirname "$0")/../tests/data/sysfs/insane-llc"
+echo "(exit status $? - a saved tree whose CPU 3 claims an L3 of 2-5: insane)"

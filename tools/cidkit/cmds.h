@@ -10,5 +10,10 @@ int cmd_cid(int argc, char **argv);
 /* cidkit bench ... */
 int cmd_bench_mask(int argc, char **argv);
 int cmd_bench_lease(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
+
+/* cidkit bench ... */
+int cmd_bench_mask(int argc, char **argv);
+int cmd_bench_topo(int argc, char **argv);
 
 #endif /* CIDKIT_TOOLS_CMDS_H */
