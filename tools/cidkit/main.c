@@ -10,6 +10,7 @@
 
 static const struct cli_cmd commands[] = {
 	{ "cpulist", cmd_cpulist, "convert masks between cpulist and hex" },
+	{ "sim", cmd_sim, "the simulator's scenarios" },
 	{ "bench", cmd_bench, "benchmarks on this machine" },
 	{ NULL, NULL, NULL },
 };
