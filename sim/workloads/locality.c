@@ -27,8 +27,8 @@
 
 #include <cidkit/sim.h>
 
-#include "engine.h"
 #include "machine.h"
+#include "sched.h"
 #include "util/clock.h"
 #include "util/prng.h"
 
@@ -36,34 +36,28 @@ const char *const cidk_sim_locality_configs[] = {
 	"8c1l3", "24c24l3", "192c24l3", "384t24l3", NULL,
 };
 
-enum { EV_WAKE, EV_TICK, EV_END };
-
 struct thread {
-	unsigned int cpu;
+	struct sim_task *task;
 	unsigned int last_area; /* area index of the previous burst */
-	struct cidk_cid_task cid;
 };
 
 struct run {
 	const struct cidk_sim_locality_params *p;
+	struct cidk_sim_locality_result *r;
 	struct sim_machine m;
-	struct sim_engine e;
-	struct cidk_cid_mm *mm;
+	struct sim_sched s;
+	struct sim_mm *mm; /* NULL for per-cpu */
 	struct thread *th;
 	unsigned int nth;
 	unsigned int *order; /* the round's order of thread indexes */
-	unsigned int pos;    /* next position in order */
+	unsigned int pos;    /* position of the running thread in order */
 	unsigned int round;
 	struct sim_region *areas;
-	unsigned int nareas;
-	uint64_t *tick_phase; /* per CPU */
-	/* the burst in flight (only one at a time) */
-	unsigned int cur, cur_area;
-	uint64_t cur_gen, cur_end;
-	double cur_cost;
+	unsigned int cur_area;
 	struct cidk__prng rng;
-	struct cidk_sim_locality_result *r;
 	double cost_sum;
+	bool mm_is_per_cpu;
+	int err;
 };
 
 void cidk_sim_locality_defaults(struct cidk_sim_locality_params *p)
@@ -129,105 +123,64 @@ static unsigned int pick_cpus(const struct cidk_topo *t, const char *config,
 	return 0;
 }
 
-static int schedule(struct run *s, uint64_t t, uint32_t kind, uint32_t arg,
-		    uint64_t gen)
+/* The burst starts (after the return to user space): what it costs. */
+static uint64_t burst_run(struct sim_sched *ss, struct sim_task *t, uint64_t now)
 {
-	return sim_engine_at(&s->e, t, kind, arg, gen);
-}
+	struct run *s = ss->ctx;
+	struct thread *th = &s->th[s->order[s->pos]];
+	unsigned int area = s->mm_is_per_cpu ? t->cpu : t->cid.cid;
+	double cost;
 
-/* The first tick on @cpu strictly after @t. */
-static uint64_t next_tick(const struct run *s, unsigned int cpu, uint64_t t)
-{
-	uint64_t period = s->p->tick_ns, phase = s->tick_phase[cpu];
-
-	if (t < phase)
-		return phase;
-	return phase + ((t - phase) / period + 1) * period;
-}
-
-/* Compaction work visible as latency before the burst (not measured). */
-static uint64_t scan_delay(struct run *s, unsigned int cpu,
-			   unsigned int visited)
-{
-	return visited ? (uint64_t)(sim_scan_cost(&s->m, cpu, visited) + 0.5)
-		       : 0;
-}
-
-static int start_burst(struct run *s, unsigned int i, uint64_t now)
-{
-	struct thread *t = &s->th[i];
-	unsigned int area, visited = 0;
-	uint64_t start, tick;
-
-	if (s->mm) {
-		area = cidk_cid_switch(t->cpu, NULL, NULL, s->mm, &t->cid, now);
-		visited = cidk_cid_return_to_user(s->mm, &t->cid, t->cpu, now);
-		if (area >= cidk_cid_max_cids(s->mm) && s->round > 0)
-			s->r->bound_violations++;
-	} else {
-		area = t->cpu;
+	if (area >= s->m.nr_cpu_ids) {
+		s->err = -ERANGE; /* a policy handed out an impossible CID */
+		ss->err = -ERANGE;
+		return 0;
 	}
-	if (area >= s->nareas)
-		return -ERANGE; /* a policy handed out an impossible CID */
-	start = now + scan_delay(s, t->cpu, visited);
-	s->cur = i;
+	cost = sim_region_cost(&s->m, &s->areas[area], t->cpu, now,
+			       s->p->area_bytes / SIM_LINE_BYTES);
 	s->cur_area = area;
-	s->cur_cost = sim_region_cost(&s->m, &s->areas[area], t->cpu, start,
-				      s->p->area_bytes / SIM_LINE_BYTES);
-	s->cur_end = start + (uint64_t)(s->cur_cost + 0.5);
-	s->cur_gen++;
 	if (s->round > 0) {
-		s->cost_sum += s->cur_cost;
+		s->cost_sum += cost;
 		s->r->bursts++;
 		if (area > s->r->max_cid)
 			s->r->max_cid = area;
-		if (t->last_area != UINT32_MAX && t->last_area != area)
+		if (th->last_area != UINT32_MAX && th->last_area != area)
 			s->r->cid_changes++;
+		if (!s->mm_is_per_cpu && area >= cidk_cid_max_cids(s->mm->cid))
+			s->r->bound_violations++;
 	}
-	t->last_area = area;
-	tick = next_tick(s, t->cpu, now);
-	if (tick < s->cur_end)
-		return schedule(s, tick, EV_TICK, t->cpu, s->cur_gen);
-	return schedule(s, s->cur_end, EV_END, i, s->cur_gen);
+	th->last_area = area;
+	return (uint64_t)(cost + 0.5);
 }
 
-static int on_tick(struct run *s, const struct sim_event *ev)
+/* The burst is over: the area is written; the next thread wakes later. */
+static bool burst_done(struct sim_sched *ss, struct sim_task *t, uint64_t now)
 {
-	struct thread *t = &s->th[s->cur];
-	unsigned int visited = 0;
-	uint64_t tick;
+	struct run *s = ss->ctx;
 
-	if (ev->gen != s->cur_gen)
-		return 0; /* the burst it belonged to is over */
-	if (s->mm) {
-		visited = cidk_cid_tick(s->mm, &t->cid, t->cpu, ev->time);
-		visited += cidk_cid_return_to_user(s->mm, &t->cid, t->cpu,
-						   ev->time);
-	}
-	s->cur_end += scan_delay(s, t->cpu, visited);
-	tick = next_tick(s, t->cpu, ev->time);
-	if (tick < s->cur_end)
-		return schedule(s, tick, EV_TICK, t->cpu, s->cur_gen);
-	return schedule(s, s->cur_end, EV_END, s->cur, s->cur_gen);
-}
-
-static int on_end(struct run *s, const struct sim_event *ev)
-{
-	struct thread *t = &s->th[ev->arg];
-
-	sim_region_write(&s->areas[s->cur_area], t->cpu, ev->time);
-	if (s->mm)
-		cidk_cid_switch(t->cpu, s->mm, &t->cid, NULL, NULL, ev->time);
-	s->cur_gen++;
+	sim_region_write(&s->areas[s->cur_area], t->cpu, now);
 	if (++s->pos == s->nth) {
 		s->pos = 0;
 		if (++s->round == s->p->rounds)
-			return 0;
+			return true;
 		cidk__prng_shuffle(&s->rng, s->order, s->nth);
 	}
-	return schedule(s, ev->time + s->p->delay_ns, EV_WAKE, s->order[s->pos],
-			0);
+	sim_sched_timer(ss, now + s->p->delay_ns, s->order[s->pos]);
+	return true; /* sleep */
 }
+
+static void wake_thread(struct sim_sched *ss, uint32_t i, uint64_t now)
+{
+	struct run *s = ss->ctx;
+
+	sim_sched_wake(ss, s->th[i].task, now);
+}
+
+static const struct sim_sched_ops locality_ops = {
+	.run = burst_run,
+	.done = burst_done,
+	.timer = wake_thread,
+};
 
 static int setup(struct run *s, struct cidk_topo_err *err)
 {
@@ -239,16 +192,18 @@ static int setup(struct run *s, struct cidk_topo_err *err)
 	rc = sim_machine_init(&s->m, p->machine, err);
 	if (rc)
 		return rc;
+	rc = sim_sched_init(&s->s, &s->m, &locality_ops, s, p->seed);
+	if (rc)
+		return rc;
+	s->s.tick_ns = p->tick_ns;
 	ncpu = s->m.nr_cpu_ids;
 	cpus = calloc(ncpu, sizeof(*cpus));
-	s->tick_phase = calloc(ncpu, sizeof(*s->tick_phase));
 	s->areas = calloc(ncpu, sizeof(*s->areas));
 	allowed = cidk_mask_alloc(ncpu);
-	if (!cpus || !s->tick_phase || !s->areas || !allowed) {
+	if (!cpus || !s->areas || !allowed) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	s->nareas = ncpu;
 	for (unsigned int a = 0; a < ncpu; a++)
 		s->areas[a].last_cpu = SIM_NOBODY;
 	s->nth = pick_cpus(s->m.topo, p->config, cpus);
@@ -267,37 +222,39 @@ static int setup(struct run *s, struct cidk_topo_err *err)
 		goto out;
 	}
 	cidk__prng_seed(&s->rng, p->seed);
-	for (unsigned int c = 0; c < ncpu; c++)
-		s->tick_phase[c] = cidk__prng_below(&s->rng, p->tick_ns);
-	for (unsigned int i = 0; i < s->nth; i++) {
-		s->th[i].cpu = cpus[i];
-		s->th[i].last_area = UINT32_MAX;
-		s->order[i] = i;
-	}
-	cidk__prng_shuffle(&s->rng, s->order, s->nth);
 
-	if (p->policy != CIDK_SIM_PER_CPU) {
+	{
 		struct cidk_cid_params cp;
 
-		cidk_cid_params_default(&cp, (enum cidk_cid_policy_kind)p->policy);
+		/* per-cpu still has an mm: its threads just ignore the CIDs */
+		cidk_cid_params_default(&cp, p->policy == CIDK_SIM_PER_CPU
+						     ? CIDK_CID_BITMAP
+						     : (enum cidk_cid_policy_kind)p->policy);
 		cp.trigger = p->trigger;
 		if (p->batch)
 			cp.batch = p->batch;
 		cidk_mask_zero(allowed);
 		cidk_mask_set(allowed, cpus[0]);
-		rc = cidk_cid_mm_create(&cp, ncpu, allowed, &s->mm);
-		if (rc)
+		s->mm = sim_sched_mm(&s->s, &cp, allowed);
+		if (!s->mm) {
+			rc = s->s.err;
 			goto out;
-		cidk_cid_task_init(&s->th[0].cid);
-		for (unsigned int i = 1; i < s->nth; i++) {
-			cidk_mask_zero(allowed);
-			cidk_mask_set(allowed, cpus[i]);
-			rc = cidk_cid_fork(s->mm, &s->th[i].cid, allowed);
-			if (rc)
-				goto out;
 		}
 	}
-	rc = sim_engine_init(&s->e, 64);
+	for (unsigned int i = 0; i < s->nth; i++) {
+		cidk_mask_zero(allowed);
+		cidk_mask_set(allowed, cpus[i]);
+		s->th[i].task = sim_sched_task(&s->s, s->mm, allowed, cpus[i]);
+		s->th[i].last_area = UINT32_MAX;
+		s->order[i] = i;
+		if (!s->th[i].task) {
+			rc = s->s.err;
+			goto out;
+		}
+	}
+	cidk__prng_shuffle(&s->rng, s->order, s->nth);
+	if (p->policy == CIDK_SIM_PER_CPU)
+		s->mm_is_per_cpu = true;
 out:
 	free(cpus);
 	cidk_mask_free(allowed);
@@ -306,18 +263,11 @@ out:
 
 static void teardown(struct run *s)
 {
-	if (s->mm)
-		for (unsigned int i = 0; i < s->nth; i++)
-			if (s->th[i].cid.running)
-				cidk_cid_switch(s->th[i].cpu, s->mm, &s->th[i].cid,
-						NULL, NULL, s->e.now);
-	cidk_cid_mm_destroy(s->mm);
-	sim_engine_fini(&s->e);
+	sim_sched_fini(&s->s);
 	sim_machine_fini(&s->m);
 	free(s->th);
 	free(s->order);
 	free(s->areas);
-	free(s->tick_phase);
 }
 
 int cidk_sim_locality(const struct cidk_sim_locality_params *p,
@@ -325,7 +275,6 @@ int cidk_sim_locality(const struct cidk_sim_locality_params *p,
 		      struct cidk_topo_err *err)
 {
 	struct run s;
-	struct sim_event ev;
 	uint64_t t0;
 	int rc;
 
@@ -345,26 +294,16 @@ int cidk_sim_locality(const struct cidk_sim_locality_params *p,
 	if (rc)
 		goto out;
 	r->nr_threads = s.nth;
-	rc = schedule(&s, 0, EV_WAKE, s.order[0], 0);
-	while (!rc && sim_engine_next(&s.e, &ev)) {
-		switch (ev.kind) {
-		case EV_WAKE:
-			rc = start_burst(&s, ev.arg, ev.time);
-			break;
-		case EV_TICK:
-			rc = on_tick(&s, &ev);
-			break;
-		case EV_END:
-			rc = ev.gen == s.cur_gen ? on_end(&s, &ev) : 0;
-			break;
-		}
-	}
+	sim_sched_wake(&s.s, s.th[s.order[0]].task, 0);
+	rc = sim_sched_run(&s.s, UINT64_MAX);
+	if (!rc)
+		rc = s.err;
 	if (rc)
 		goto out;
 	r->ns_per_burst = r->bursts ? s.cost_sum / (double)r->bursts : 0;
-	r->events = s.e.processed;
-	if (s.mm)
-		cidk_cid_stats(s.mm, &r->stats);
+	r->events = s.s.e.processed;
+	if (!s.mm_is_per_cpu)
+		cidk_cid_stats(s.mm->cid, &r->stats);
 out:
 	teardown(&s);
 	r->host_seconds = (double)(cidk__now_ns() - t0) / 1e9;
