@@ -5,6 +5,7 @@
 
 static const struct cli_cmd benches[] = {
 	{ "mask", cmd_bench_mask, "allowed-CPUs union: union_count vs per-bit vs locked" },
+	{ "topo", cmd_bench_topo, "span sanity: pairwise vs linear on 1920 and 8192 CPUs" },
 	{ NULL, NULL, NULL },
 };
 

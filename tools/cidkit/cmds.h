@@ -6,9 +6,11 @@
 int cmd_cpulist(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
 
 /* cidkit bench ... */
 int cmd_bench_mask(int argc, char **argv);
+int cmd_bench_topo(int argc, char **argv);
 
 /* cidkit sim ... */
 int cmd_sim_locality(int argc, char **argv);
