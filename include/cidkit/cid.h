@@ -84,6 +84,9 @@ struct cidk_cid_stats {
 	uint64_t cid_changes;	     /* a task switched in with another CID than last time */
 	uint64_t allocations;	     /* a task switched in and needed a CID */
 	uint64_t max_cid;	     /* the largest CID ever handed out */
+	/* added with the implementation: */
+	uint64_t slot_rmw;	     /* atomic RMWs on per-CPU slots and mm counters */
+	uint64_t migrate_moves;	     /* slot CIDs moved along with a migrating task */
 };
 
 /*

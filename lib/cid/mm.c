@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/cid/mm.c - one mm's shared CID state: creation, users (fork/exit),
+ * the allowed-CPUs union, queries, counters, and the bitmap primitives
+ * every policy allocates with.
+ *
+ * Workload: fork, exit and set_affinity are rare; the bitmap search runs
+ * only when a policy has no cheaper CID at hand.  The CID bitmap is read
+ * and written only through atomic loads and RMWs (mask.h's word view), so
+ * that a search may run while other drivers take and release bits.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cid/cid_internal.h"
+
+void cidk_cid_params_default(struct cidk_cid_params *p,
+			     enum cidk_cid_policy_kind kind)
+{
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	p->trigger = CIDK_CID_SCAN_RETURN_TO_USER;
+	p->batch = 16;
+	p->expiry_ns = CIDK_CID_EXPIRY_NS;
+	p->scan_period_ns = CIDK_CID_SCAN_PERIOD_NS;
+}
+
+void cidk_cid_task_init(struct cidk_cid_task *t)
+{
+	t->cid = CIDK_CID_NONE;
+	t->last_cid = CIDK_CID_NONE;
+	t->cpu = 0;
+	t->running = false;
+}
+
+static unsigned int nr_shards_for(unsigned int nr_cpu_ids)
+{
+	unsigned int n = 1;
+
+	while (n < nr_cpu_ids && n < 64)
+		n <<= 1;
+	return n;
+}
+
+int cidk_cid_mm_create(const struct cidk_cid_params *p,
+		       unsigned int nr_cpu_ids,
+		       const struct cidk_mask *allowed,
+		       struct cidk_cid_mm **out)
+{
+	struct cidk_cid_mm *mm;
+	unsigned int nshards;
+	int rc = -ENOMEM;
+
+	if (!p || !allowed || !out || (unsigned int)p->kind >= CIDK_CID_NR_POLICIES ||
+	    (p->trigger != CIDK_CID_SCAN_TICK &&
+	     p->trigger != CIDK_CID_SCAN_RETURN_TO_USER) ||
+	    !nr_cpu_ids || nr_cpu_ids > SLOT_CID_MASK ||
+	    nr_cpu_ids > CIDK_MASK_MAX_BITS || allowed->nbits != nr_cpu_ids ||
+	    cidk_mask_empty(allowed))
+		return -EINVAL;
+	if (p->kind == CIDK_CID_LAZY_BATCHED && !p->batch)
+		return -EINVAL;
+
+	mm = aligned_alloc(CIDK__CACHELINE, sizeof(*mm));
+	if (!mm)
+		return -ENOMEM;
+	memset(mm, 0, sizeof(*mm));
+	mm->p = *p;
+	if (!mm->p.expiry_ns)
+		mm->p.expiry_ns = CIDK_CID_EXPIRY_NS;
+	if (!mm->p.scan_period_ns)
+		mm->p.scan_period_ns = CIDK_CID_SCAN_PERIOD_NS;
+	/* lazy: one batch is the whole machine */
+	if (mm->p.kind != CIDK_CID_LAZY_BATCHED)
+		mm->p.batch = nr_cpu_ids;
+	mm->nr_cpu_ids = nr_cpu_ids;
+	nshards = nr_shards_for(nr_cpu_ids);
+	mm->shard_mask = nshards - 1;
+
+	mm->cidmask = cidk_mask_alloc(nr_cpu_ids);
+	mm->allowed = cidk_mask_dup(allowed);
+	mm->slots = aligned_alloc(CIDK__CACHELINE,
+				  sizeof(*mm->slots) * nr_cpu_ids);
+	mm->shards = aligned_alloc(CIDK__CACHELINE,
+				   sizeof(*mm->shards) * nshards);
+	if (!mm->cidmask || !mm->allowed || !mm->slots || !mm->shards)
+		goto fail;
+	memset(mm->shards, 0, sizeof(*mm->shards) * nshards);
+	for (unsigned int c = 0; c < nr_cpu_ids; c++) {
+		atomic_init(&mm->slots[c].word, SLOT_UNSET);
+		atomic_init(&mm->slots[c].recent, CIDK_CID_NONE);
+		atomic_init(&mm->slots[c].time, 0);
+	}
+	atomic_init(&mm->nr_cpus_allowed, cidk_mask_weight(allowed));
+	atomic_init(&mm->nr_users, 1);
+	atomic_init(&mm->nr_cids_used, 0);
+	atomic_init(&mm->next_scan, 0);
+	atomic_init(&mm->scan_pos, 0);
+	*out = mm;
+	return 0;
+fail:
+	cidk_cid_mm_destroy(mm);
+	return rc;
+}
+
+void cidk_cid_mm_destroy(struct cidk_cid_mm *mm)
+{
+	if (!mm)
+		return;
+	cidk_mask_free(mm->cidmask);
+	cidk_mask_free(mm->allowed);
+	free(mm->slots);
+	free(mm->shards);
+	free(mm);
+}
+
+/* ---- users and the allowed union ----------------------------------------- */
+
+static unsigned int grow_union(struct cidk_cid_mm *mm,
+			       const struct cidk_mask *allowed)
+{
+	unsigned int gained = cidk_mask_union_count(mm->allowed, allowed);
+
+	if (gained)
+		atomic_fetch_add(&mm->nr_cpus_allowed, gained);
+	return gained;
+}
+
+int cidk_cid_fork(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+		  const struct cidk_mask *allowed)
+{
+	if (!allowed || allowed->nbits != mm->nr_cpu_ids)
+		return -EINVAL;
+	cidk_cid_task_init(t);
+	grow_union(mm, allowed);
+	atomic_fetch_add(&mm->nr_users, 1);
+	return 0;
+}
+
+void cidk_cid_exit(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+		   uint64_t now)
+{
+	if (t->running)
+		cidk_cid_switch(t->cpu, mm, t, NULL, NULL, now);
+	atomic_fetch_sub(&mm->nr_users, 1);
+}
+
+int cidk_cid_set_affinity(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			  const struct cidk_mask *allowed)
+{
+	(void)t;
+	if (!allowed || allowed->nbits != mm->nr_cpu_ids)
+		return -EINVAL;
+	return (int)grow_union(mm, allowed);
+}
+
+/* ---- queries -------------------------------------------------------------- */
+
+unsigned int cidk_cid_max_cids(const struct cidk_cid_mm *mm)
+{
+	return cidk__mm_max_cids(mm);
+}
+
+unsigned int cidk_cid_nr_users(const struct cidk_cid_mm *mm)
+{
+	return cidk__load_u(&mm->nr_users);
+}
+
+unsigned int cidk_cid_nr_cpus_allowed(const struct cidk_cid_mm *mm)
+{
+	return cidk__load_u(&mm->nr_cpus_allowed);
+}
+
+unsigned int cidk_cid_nr_cpu_ids(const struct cidk_cid_mm *mm)
+{
+	return mm->nr_cpu_ids;
+}
+
+enum cidk_cid_policy_kind cidk_cid_mm_policy(const struct cidk_cid_mm *mm)
+{
+	return mm->p.kind;
+}
+
+void cidk_cid_stats(const struct cidk_cid_mm *mm, struct cidk_cid_stats *st)
+{
+	uint64_t v[ST_NR] = { 0 };
+
+	for (unsigned int s = 0; s <= mm->shard_mask; s++) {
+		for (int i = 0; i < ST_NR; i++) {
+			uint64_t x = atomic_load_explicit(&mm->shards[s].v[i],
+							  memory_order_relaxed);
+
+			if (i == ST_COMPACTION_MAX_CPUS || i == ST_MAX_CID)
+				v[i] = x > v[i] ? x : v[i];
+			else
+				v[i] += x;
+		}
+	}
+	st->bitmap_rmw = v[ST_BITMAP_RMW];
+	st->bitmap_search = v[ST_BITMAP_SEARCH];
+	st->compaction_calls = v[ST_COMPACTION_CALLS];
+	st->compaction_cpus = v[ST_COMPACTION_CPUS];
+	st->compaction_max_cpus = v[ST_COMPACTION_MAX_CPUS];
+	st->compaction_releases = v[ST_COMPACTION_RELEASES];
+	st->deferred_releases = v[ST_DEFERRED_RELEASES];
+	st->handovers = v[ST_HANDOVERS];
+	st->cid_changes = v[ST_CID_CHANGES];
+	st->allocations = v[ST_ALLOCATIONS];
+	st->max_cid = v[ST_MAX_CID] ? v[ST_MAX_CID] - 1 : 0;
+	st->slot_rmw = v[ST_SLOT_RMW];
+	st->migrate_moves = v[ST_MIGRATE_MOVES];
+}
+
+/* ---- the bitmap, read with atomic loads ------------------------------------ */
+
+static inline unsigned long load_word(const struct cidk_cid_mm *mm,
+				      unsigned int w)
+{
+	return atomic_load_explicit(
+		cidk__mask_aword((struct cidk_mask *)mm->cidmask, w),
+		memory_order_relaxed);
+}
+
+unsigned int cidk__cid_first_zero(const struct cidk_cid_mm *mm,
+				  unsigned int limit)
+{
+	unsigned int nw = CIDK_BITS_TO_LONGS(limit);
+
+	for (unsigned int w = 0; w < nw; w++) {
+		unsigned long free = ~load_word(mm, w);
+
+		if (free) {
+			unsigned int bit = w * CIDK_BITS_PER_LONG +
+					   (unsigned int)__builtin_ctzl(free);
+
+			return bit < limit ? bit : limit;
+		}
+	}
+	return limit;
+}
+
+unsigned int cidk__cid_weight(const struct cidk_cid_mm *mm)
+{
+	unsigned int n = 0;
+
+	for (unsigned int w = 0; w < mm->cidmask->nwords; w++)
+		n += (unsigned int)__builtin_popcountl(load_word(mm, w));
+	return n;
+}
+
+unsigned int cidk__cid_take_lowest(struct cidk_cid_mm *mm,
+				   struct cidk__cid_shard *sh,
+				   unsigned int limit)
+{
+	if (limit > mm->nr_cpu_ids)
+		limit = mm->nr_cpu_ids;
+	for (;;) {
+		unsigned int cid;
+
+		cidk__st_add(sh, ST_BITMAP_SEARCH, 1);
+		cid = cidk__cid_first_zero(mm, limit);
+		if (cid >= limit)
+			return CIDK_CID_NONE;
+		if (cidk__cid_try_take(mm, sh, cid))
+			return cid;
+		/* lost a race for that bit: search again */
+	}
+}
