@@ -98,19 +98,39 @@ double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
 	return m->lat[cidk_topo_distance(m->topo, cpu, other)];
 }
 
+/* Online CPUs in @cpu's group at @level (1 if the level is absent). */
+static unsigned int group_weight(const struct sim_machine *m,
+				 enum cidk_topo_level level, unsigned int cpu)
+{
+	const struct cidk_mask *g = cidk_topo_mask(m->topo, level, cpu);
+
+	return g ? cidk_mask_weight(g) : 1;
+}
+
 double sim_scan_cost(struct sim_machine *m, unsigned int cpu,
 		     unsigned int visited)
 {
+	/*
+	 * The mean over all online CPUs of the visit cost, from the sizes of
+	 * the nested groups around @cpu: O(1) instead of O(CPUs).  The
+	 * cluster level shares the LLC's latency, so it needs no term.
+	 */
 	if (m->visit_mean[cpu] == 0) {
-		const struct cidk_mask *online = cidk_topo_online(m->topo);
-		unsigned int other, n = 0;
-		double sum = 0;
+		unsigned int n = cidk_topo_nr_online(m->topo);
+		unsigned int smt = group_weight(m, CIDK_TOPO_SMT, cpu);
+		unsigned int llc = cidk_topo_has_level(m->topo, CIDK_TOPO_LLC)
+					   ? group_weight(m, CIDK_TOPO_LLC, cpu)
+					   : smt;
+		unsigned int pkg = cidk_topo_has_level(m->topo, CIDK_TOPO_PKG)
+					   ? group_weight(m, CIDK_TOPO_PKG, cpu)
+					   : n;
+		double sum = m->lat[CIDK_DIST_SAME_CPU] +
+			     (smt - 1) * m->lat[CIDK_DIST_SMT] +
+			     (llc - smt) * m->lat[CIDK_DIST_LLC] +
+			     (pkg - llc) * m->lat[CIDK_DIST_PKG] +
+			     (n - pkg) * m->lat[CIDK_DIST_REMOTE];
 
-		cidk_mask_for_each(other, online) {
-			sum += sim_scan_visit_cost(m, cpu, other);
-			n++;
-		}
-		m->visit_mean[cpu] = n ? sum / n : m->lat[CIDK_DIST_LLC];
+		m->visit_mean[cpu] = sum / n;
 	}
 	return visited * m->visit_mean[cpu];
 }

@@ -65,6 +65,19 @@ int main(void)
 	ok(near(sim_scan_cost(&m, 0, 10), 10 * sim_scan_cost(&m, 0, 1)) &&
 		   sim_scan_cost(&m, 0, 1) > m.lat[CIDK_DIST_LLC],
 	   "scan cost is per CPU visited, mostly remote slots");
+	{
+		/* the O(1) mean against the plain O(CPUs) one */
+		unsigned int bad = 0, other;
+
+		for (unsigned int cpu = 0; cpu < m.nr_cpu_ids; cpu += 37) {
+			double sum = 0;
+
+			cidk_mask_for_each(other, cidk_topo_online(m.topo))
+				sum += sim_scan_visit_cost(&m, cpu, other);
+			bad += !near(sim_scan_cost(&m, cpu, 1), sum / m.nr_cpu_ids);
+		}
+		ok(!bad, "mean slot-visit cost from group sizes == plain mean");
+	}
 	sim_machine_fini(&m);
 	return done_testing();
 }
