@@ -95,7 +95,18 @@ double sim_region_cost(const struct sim_machine *m, const struct sim_region *r,
 double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
 			   unsigned int other)
 {
-	return m->lat[cidk_topo_distance(m->topo, cpu, other)];
+	/*
+	 * Two lines that CPU @other owns: its (mm, CPU) slot, and its
+	 * runqueue's current task (is it running the mm right now, so that
+	 * a release must be deferred?).
+	 */
+	return 2 * m->lat[cidk_topo_distance(m->topo, cpu, other)];
+}
+
+double sim_line_cost(const struct sim_machine *m, unsigned int cpu,
+		     unsigned int owner)
+{
+	return m->lat[cidk_topo_distance(m->topo, cpu, owner)];
 }
 
 /* Online CPUs in @cpu's group at @level (1 if the level is absent). */
@@ -124,11 +135,11 @@ double sim_scan_cost(struct sim_machine *m, unsigned int cpu,
 		unsigned int pkg = cidk_topo_has_level(m->topo, CIDK_TOPO_PKG)
 					   ? group_weight(m, CIDK_TOPO_PKG, cpu)
 					   : n;
-		double sum = m->lat[CIDK_DIST_SAME_CPU] +
-			     (smt - 1) * m->lat[CIDK_DIST_SMT] +
-			     (llc - smt) * m->lat[CIDK_DIST_LLC] +
-			     (pkg - llc) * m->lat[CIDK_DIST_PKG] +
-			     (n - pkg) * m->lat[CIDK_DIST_REMOTE];
+		double sum = 2 * (m->lat[CIDK_DIST_SAME_CPU] +
+				  (smt - 1) * m->lat[CIDK_DIST_SMT] +
+				  (llc - smt) * m->lat[CIDK_DIST_LLC] +
+				  (pkg - llc) * m->lat[CIDK_DIST_PKG] +
+				  (n - pkg) * m->lat[CIDK_DIST_REMOTE]);
 
 		m->visit_mean[cpu] = sum / n;
 	}

@@ -85,7 +85,14 @@ static inline void sim_region_write(struct sim_region *r, unsigned int cpu,
 	r->last_time = now;
 }
 
-/* ns for a scan on @cpu to read the per-CPU slot of CPU @other. */
+/* ns for @cpu to get one line last written by @owner. */
+double sim_line_cost(const struct sim_machine *m, unsigned int cpu,
+		     unsigned int owner);
+
+/*
+ * ns for a scan on @cpu to visit CPU @other: two lines @other owns (its
+ * slot, and its runqueue's current task).
+ */
 double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
 			   unsigned int other);
 

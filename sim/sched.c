@@ -82,7 +82,7 @@ void sim_sched_fini(struct sim_sched *s)
 	free(s->mms);
 	free(s->cpus);
 	free(s->st.scan_ns);
-	free(s->st.pass_done_at);
+	free(s->st.pass_ns);
 	cidk_mask_free(s->idle);
 	sim_engine_fini(&s->e);
 }
@@ -128,10 +128,8 @@ struct sim_task *sim_sched_task(struct sim_sched *s, struct sim_mm *mm,
 {
 	const struct cidk_mask *a = allowed ? allowed : cidk_topo_online(s->m->topo);
 	struct sim_task *t = calloc(1, sizeof(*t));
-	bool first = true;
+	bool first = mm->nr_tasks == 0;
 
-	for (unsigned int i = 0; i < s->nr_tasks; i++)
-		first &= s->tasks[i]->mm != mm;
 	if (t)
 		t->allowed = cidk_mask_dup(a);
 	if (s->nr_tasks == s->cap_tasks) {
@@ -163,6 +161,7 @@ struct sim_task *sim_sched_task(struct sim_sched *s, struct sim_mm *mm,
 		fail(s, -EINVAL);
 	}
 	s->tasks[s->nr_tasks++] = t;
+	mm->nr_tasks++;
 	return t;
 }
 
@@ -179,7 +178,7 @@ static void mask_update(struct sim_sched *s, struct sim_mm *mm, unsigned int cpu
 	if (*owner != SIM_NOBODY && *owner != cpu) {
 		s->st.mask_transfers++;
 		s->st.idle_mask_transfers += idle;
-		ns += sim_scan_visit_cost(s->m, cpu, *owner);
+		ns += sim_line_cost(s->m, cpu, *owner);
 	}
 	*owner = cpu;
 	s->st.mask_ns += ns;
@@ -201,43 +200,54 @@ static void switch_mm(struct sim_sched *s, unsigned int cpu, struct sim_mm *next
 
 /* ---- compaction accounting ---------------------------------------------- */
 
-static void record_scan(struct sim_sched *s, unsigned int cpu,
-			unsigned int visited, uint64_t now)
+static int push(struct sim_sched *s, double **v, uint64_t *n, uint64_t *cap,
+		double x)
+{
+	if (*n == *cap) {
+		uint64_t c = *cap ? 2 * *cap : 1024;
+		double *nv = realloc(*v, c * sizeof(*nv));
+
+		if (!nv) {
+			fail(s, -ENOMEM);
+			return -ENOMEM;
+		}
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+/*
+ * A compaction call on @cpu visited @visited CPUs at @now: record its
+ * latency, and the passes it completed (a pass visits every possible CPU;
+ * the batched policy resumes where it stopped, so passes are counted from
+ * the total visited).
+ */
+static double record_scan(struct sim_sched *s, struct sim_mm *mm,
+			  unsigned int cpu, unsigned int visited, uint64_t now)
 {
 	struct sim_sched_stats *st = &s->st;
-	uint64_t before = st->visited_total / s->nr_cpus;
+	struct cidk_cid_stats cs;
+	uint64_t released;
+	double ns;
 
 	if (!visited)
-		return;
-	if (st->scan_calls == st->scan_cap) {
-		uint64_t cap = st->scan_cap ? 2 * st->scan_cap : 1024;
-		double *v = realloc(st->scan_ns, cap * sizeof(*v));
-
-		if (!v) {
-			fail(s, -ENOMEM);
-			return;
-		}
-		st->scan_ns = v;
-		st->scan_cap = cap;
-	}
-	st->scan_ns[st->scan_calls++] = sim_scan_cost(s->m, cpu, visited);
+		return 0;
+	cidk_cid_stats(mm->cid, &cs);
+	released = cs.compaction_releases + cs.deferred_releases - mm->releases_seen;
+	mm->releases_seen += released;
+	/* a release: two RMWs on remote lines = one visit's two lines */
+	ns = sim_scan_cost(s->m, cpu, visited + (unsigned int)released);
+	if (push(s, &st->scan_ns, &st->scan_calls, &st->scan_cap, ns))
+		return ns;
+	if (st->visited_total % s->nr_cpus == 0)
+		st->pass_start = now;
 	st->visited_total += visited;
-	/* a pass visits every possible CPU: count the passes completed */
-	while (before < st->visited_total / s->nr_cpus) {
-		if (st->passes == st->pass_cap) {
-			uint64_t cap = st->pass_cap ? 2 * st->pass_cap : 256;
-			uint64_t *v = realloc(st->pass_done_at, cap * sizeof(*v));
-
-			if (!v) {
-				fail(s, -ENOMEM);
-				return;
-			}
-			st->pass_done_at = v;
-			st->pass_cap = cap;
-		}
-		st->pass_done_at[st->passes++] = now;
-		before++;
-	}
+	if (st->visited_total % s->nr_cpus == 0 || visited >= s->nr_cpus)
+		push(s, &st->pass_ns, &st->passes, &st->pass_cap,
+		     (double)(now - st->pass_start) + ns);
+	return ns;
 }
 
 /* ---- running ------------------------------------------------------------ */
@@ -277,9 +287,7 @@ static void start_run(struct sim_sched *s, unsigned int cpu, uint64_t now)
 
 	if (t->mm->cid) {
 		visited = cidk_cid_return_to_user(t->mm->cid, &t->cid, cpu, now);
-		record_scan(s, cpu, visited, now);
-		if (visited)
-			delay = (uint64_t)(sim_scan_cost(s->m, cpu, visited) + 0.5);
+		delay = (uint64_t)(record_scan(s, t->mm, cpu, visited, now) + 0.5);
 		if (t->cid.cid != CIDK_CID_NONE && t->cid.cid > s->st.max_cid_seen)
 			s->st.max_cid_seen = t->cid.cid;
 	}
@@ -422,13 +430,9 @@ static void on_tick(struct sim_sched *s, unsigned int cpu, uint64_t now)
 
 	s->st.ticks++;
 	visited = cidk_cid_tick(t->mm->cid, &t->cid, cpu, now);
-	record_scan(s, cpu, visited, now);
-	if (visited)
-		c->run_end += (uint64_t)(sim_scan_cost(s->m, cpu, visited) + 0.5);
+	c->run_end += (uint64_t)(record_scan(s, t->mm, cpu, visited, now) + 0.5);
 	visited = cidk_cid_return_to_user(t->mm->cid, &t->cid, cpu, now);
-	record_scan(s, cpu, visited, now);
-	if (visited)
-		c->run_end += (uint64_t)(sim_scan_cost(s->m, cpu, visited) + 0.5);
+	c->run_end += (uint64_t)(record_scan(s, t->mm, cpu, visited, now) + 0.5);
 	arm(s, cpu, now);
 }
 

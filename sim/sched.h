@@ -24,7 +24,10 @@
  *   end:      the workload decides; a sleeping task's CPU switches to the
  *             next queued task (possibly of the same mm: a hand-over) or
  *             to idle.
- * Costs: compaction latency from the machine (sim_scan_cost); mm-mask
+ * Costs: a compaction call costs the machine's mean slot visit per CPU it
+ * visited (sim_scan_cost) plus, per CID it released (or marked for a
+ * deferred release), two atomic RMWs on lines owned elsewhere (the slot and
+ * the CID bitmap word), priced at the same mean visit cost; mm-mask
  * updates cost an atomic each plus a line transfer when another CPU wrote
  * that line last.
  */
@@ -50,6 +53,8 @@ struct sim_mm {
 	struct cidk_cid_mm *cid; /* NULL for the idle mm */
 	uint32_t *line_owner;	 /* per mask line: last CPU to write it */
 	unsigned int nr_running;
+	unsigned int nr_tasks;	 /* tasks created in it */
+	uint64_t releases_seen;	 /* compaction releases already costed */
 };
 
 enum sim_task_state { SIM_SLEEPING, SIM_QUEUED, SIM_RUNNING };
@@ -96,9 +101,10 @@ struct sim_sched_stats {
 	uint64_t scan_calls;	      /* compaction calls that visited CPUs */
 	double *scan_ns;	      /* latency of each call (scan_calls of them) */
 	uint64_t scan_cap;
-	uint64_t *pass_done_at;	      /* time each full pass completed */
+	double *pass_ns;	      /* each full pass: first call to last call's end */
 	uint64_t passes, pass_cap;
 	uint64_t visited_total;
+	uint64_t pass_start;	      /* time of the current pass's first call */
 	double cid_time_sum;	      /* time-integral of the largest CID + 1 */
 	uint64_t cid_time;
 	unsigned int max_cid_seen;    /* largest CID held by a running task */

@@ -5,6 +5,9 @@
 
 static const struct cli_cmd scenarios[] = {
 	{ "locality", cmd_sim_locality, "cache locality of per-CID areas (the cache-local policy's table)" },
+	{ "scan", cmd_sim_scan, "latency added by the lazy policies' compaction scan" },
+	{ "compaction-test", cmd_sim_compaction, "the kernel's mm_cid compaction selftest, simulated" },
+	{ "switch", cmd_sim_switch, "mm-mask and CID-bitmap traffic on the context-switch path" },
 	{ NULL, NULL, NULL },
 };
 

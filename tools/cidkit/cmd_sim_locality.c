@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "report.h"
+#include "sim_args.h"
 
 static const char usage[] =
 	"usage: cidkit sim locality [--config NAME ...] [--delay-ms D ...]\n"
@@ -41,40 +42,6 @@ static const char usage[] =
 	"  --perf          events processed and events per second, on stderr\n"
 	"Options that take lists may be repeated or given comma-separated.\n";
 
-#define MAX_ITEMS 16
-
-struct list {
-	char *item[MAX_ITEMS];
-	unsigned int n;
-};
-
-/* Append the comma-separated items of @s to @l (pointers into @s). */
-static int add_items(const char *what, struct list *l, char *s)
-{
-	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
-		if (l->n == MAX_ITEMS)
-			return cli_error("sim locality: %s: at most %d values",
-					 what, MAX_ITEMS);
-		l->item[l->n++] = tok;
-	}
-	return 0;
-}
-
-static int parse_policy(const char *s, int *out)
-{
-	enum cidk_cid_policy_kind k;
-
-	if (!strcmp(s, "per-cpu")) {
-		*out = CIDK_SIM_PER_CPU;
-		return 0;
-	}
-	if (cidk_cid_policy_parse(s, &k))
-		return cli_error("sim locality: unknown policy '%s' (per-cpu, bitmap, lazy, lazy-batched, cache-local, inherit)",
-				 s);
-	*out = (int)k;
-	return 0;
-}
-
 int cmd_sim_locality(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -92,11 +59,11 @@ int cmd_sim_locality(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct list configs = { { 0 }, 0 }, delays = { { 0 }, 0 },
+	struct sim_list configs = { { 0 }, 0 }, delays = { { 0 }, 0 },
 		    policies = { { 0 }, 0 };
 	struct cidk_sim_locality_params base;
-	unsigned int delay_ms[MAX_ITEMS];
-	int pol[MAX_ITEMS];
+	unsigned int delay_ms[SIM_ARGS_MAX];
+	int pol[SIM_ARGS_MAX];
 	struct sim_locality_cell *cells;
 	unsigned int ncells = 0, total;
 	bool json = false, reference = false, perf = false;
@@ -109,13 +76,13 @@ int cmd_sim_locality(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			rc = add_items("--config", &configs, optarg);
+			rc = sim_list_add("sim locality", "--config", &configs, optarg);
 			break;
 		case 'd':
-			rc = add_items("--delay-ms", &delays, optarg);
+			rc = sim_list_add("sim locality", "--delay-ms", &delays, optarg);
 			break;
 		case 'p':
-			rc = add_items("--policy", &policies, optarg);
+			rc = sim_list_add("sim locality", "--policy", &policies, optarg);
 			break;
 		case 'r':
 			rc = cli_parse_uint("sim locality: --rounds", optarg, 2,
@@ -130,14 +97,8 @@ int cmd_sim_locality(int argc, char **argv)
 			break;
 		}
 		case 't':
-			if (!strcmp(optarg, "tick"))
-				base.trigger = CIDK_CID_SCAN_TICK;
-			else if (!strcmp(optarg, "return-to-user") ||
-				 !strcmp(optarg, "rtu"))
-				base.trigger = CIDK_CID_SCAN_RETURN_TO_USER;
-			else
-				rc = cli_error("sim locality: --trigger: unknown trigger '%s' (tick or return-to-user)",
-					       optarg);
+			rc = sim_parse_trigger("sim locality", optarg,
+					       &base.trigger);
 			break;
 		case 'b':
 			rc = cli_parse_uint("sim locality: --batch", optarg, 1,
@@ -199,7 +160,8 @@ int cmd_sim_locality(int argc, char **argv)
 		policies.n = 4;
 	} else {
 		for (unsigned int i = 0; i < policies.n; i++)
-			if (parse_policy(policies.item[i], &pol[i]))
+			if (sim_parse_policy("sim locality", policies.item[i],
+					     true, &pol[i]))
 				return CLI_EXIT_USAGE;
 	}
 

@@ -14,5 +14,8 @@ int cmd_bench_topo(int argc, char **argv);
 
 /* cidkit sim ... */
 int cmd_sim_locality(int argc, char **argv);
+int cmd_sim_scan(int argc, char **argv);
+int cmd_sim_compaction(int argc, char **argv);
+int cmd_sim_switch(int argc, char **argv);
 
 #endif /* CIDKIT_TOOLS_CMDS_H */
