@@ -126,73 +126,83 @@ int cmd_sim_compaction(int argc, char **argv)
 		trig[nt++] = CIDK_CID_SCAN_TICK;
 	}
 
-	if (json)
+	/* Run everything first: an error must not leave half a table. */
+	unsigned int total = machines.n * np * nt, k = 0;
+	struct cidk_sim_compaction_result *res = calloc(total, sizeof(*res));
+
+	if (!res)
+		return cli_error("%s: out of memory", cmd);
+	for (unsigned int m = 0; m < machines.n; m++)
+		for (unsigned int p = 0; p < np; p++)
+			for (unsigned int t = 0; t < nt; t++, k++) {
+				struct cidk_sim_sched_params prm = base;
+				struct cidk_topo_err err;
+
+				prm.machine = machines.item[m];
+				prm.policy = (enum cidk_cid_policy_kind)pol[p];
+				prm.trigger = trig[t];
+				if (progress)
+					fprintf(stderr, "\r%s: %u/%u %s\033[K", cmd,
+						k + 1, total, prm.machine);
+				rc = cidk_sim_compaction(&prm, (uint64_t)bound_ms * 1000000,
+							 &res[k], &err);
+				if (rc) {
+					if (progress)
+						fputs("\r\033[K", stderr);
+					free(res);
+					return cli_error("%s: %s%s%s", cmd, err.path,
+							 *err.path ? ": " : "",
+							 *err.msg ? err.msg : "simulation failed");
+				}
+			}
+	if (progress)
+		fputs("\r\033[K", stderr);
+
+	if (json) {
 		fputc('[', stdout);
-	else {
+	} else {
 		cli_echo_command(stdout, argc, argv, "sim");
 		printf("leader must see CID 0 within %u ms of the others' exit\n\n",
 		       bound_ms);
 		printf("%-10s %5s %-13s %-15s %6s %-6s %12s\n", "machine", "cpus",
 		       "policy", "trigger", "leader", "result", "converged ms");
 	}
+	k = 0;
 	for (unsigned int m = 0; m < machines.n; m++)
 		for (unsigned int p = 0; p < np; p++)
-			for (unsigned int t = 0; t < nt; t++) {
-				struct cidk_sim_sched_params prm = base;
-				struct cidk_sim_compaction_result r;
-				struct cidk_topo_err err;
-				const char *tname;
-				bool must;
+			for (unsigned int t = 0; t < nt; t++, k++) {
+				const struct cidk_sim_compaction_result *r = &res[k];
+				const char *pname = cidk_cid_policy_name(
+					(enum cidk_cid_policy_kind)pol[p]);
+				const char *tname = trig[t] == CIDK_CID_SCAN_TICK
+							    ? "tick" : "return-to-user";
+				bool must = must_pass(pol[p], trig[t]);
 
-				prm.machine = machines.item[m];
-				prm.policy = (enum cidk_cid_policy_kind)pol[p];
-				prm.trigger = trig[t];
-				tname = trig[t] == CIDK_CID_SCAN_TICK ? "tick"
-								      : "return-to-user";
-				if (progress)
-					fprintf(stderr, "\r%s: %s %s %s\033[K", cmd,
-						prm.machine,
-						cidk_cid_policy_name(prm.policy), tname);
-				rc = cidk_sim_compaction(&prm, (uint64_t)bound_ms * 1000000,
-							 &r, &err);
-				if (rc) {
-					if (progress)
-						fputs("\r\033[K", stderr);
-					if (json)
-						fputs("\n]\n", stdout);
-					return cli_error("%s: %s%s%s", cmd, err.path,
-							 *err.path ? ": " : "",
-							 *err.msg ? err.msg : "simulation failed");
-				}
-				must = must_pass(pol[p], trig[t]);
-				failures += must && !r.passed;
+				failures += must && !r->passed;
 				if (json) {
 					printf("%s\n  {\"machine\": \"%s\", \"nr_cpus\": %u, "
 					       "\"policy\": \"%s\", \"trigger\": \"%s\", "
 					       "\"leader_cid\": %u, \"passed\": %s, "
 					       "\"must_pass\": %s, \"converge_ms\": %.3f}",
-					       first ? "" : ",", prm.machine, r.nr_cpus,
-					       cidk_cid_policy_name(prm.policy), tname,
-					       r.leader_cid, r.passed ? "true" : "false",
-					       must ? "true" : "false", r.converge_ms);
+					       first ? "" : ",", machines.item[m], r->nr_cpus,
+					       pname, tname, r->leader_cid,
+					       r->passed ? "true" : "false",
+					       must ? "true" : "false", r->converge_ms);
 					first = 0;
 				} else {
 					char conv[32] = "-";
 
-					if (r.passed)
+					if (r->passed)
 						snprintf(conv, sizeof(conv), "%.3f",
-							 r.converge_ms);
+							 r->converge_ms);
 					printf("%-10s %5u %-13s %-15s %6u %-6s %12s\n",
-					       prm.machine, r.nr_cpus,
-					       cidk_cid_policy_name(prm.policy), tname,
-					       r.leader_cid,
-					       r.passed ? "pass"
-							: (must ? "FAIL" : "no"),
+					       machines.item[m], r->nr_cpus, pname, tname,
+					       r->leader_cid,
+					       r->passed ? "pass" : (must ? "FAIL" : "no"),
 					       conv);
 				}
 			}
-	if (progress)
-		fputs("\r\033[K", stderr);
+	free(res);
 	if (json)
 		fputs("\n]\n", stdout);
 	else

@@ -17,7 +17,7 @@
 #include "sim_args.h"
 
 static const char usage[] =
-	"usage: cidkit sim switch [--machine SPEC] [--cpus N ...] [--processes]\n"
+	"usage: cidkit sim switch [--machine SPEC] [--cpus N ...] [--threads]\n"
 	"           [--policy P ...] [--duration-ms D] [--seed S] [--json]\n"
 	"\n"
 	"1. mm-mask traffic: pipe (2 CPUs) and rr (netperf TCP_RR-like pairs on\n"
@@ -28,7 +28,8 @@ static const char usage[] =
 	"\n"
 	"  --machine SPEC   default epyc-9654-2s (384 CPUs)\n"
 	"  --cpus N         rr CPU counts (default 2,4,8,16,48,96,192,384)\n"
-	"  --processes      the two sides of a pair are two mms (default threads)\n"
+	"  --threads        part 1 with one mm for every task (default: each side\n"
+	"                   of a pair is its own process, as netperf/netserver)\n"
 	"  --policy P       policies for part 2 (default: all five)\n"
 	"  --duration-ms D  simulated time per run (default 10)\n"
 	"  --json           one JSON object {\"mask\": [...], \"cid\": [...]}\n";
@@ -38,7 +39,7 @@ int cmd_sim_switch(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "machine", required_argument, NULL, 'm' },
 		{ "cpus", required_argument, NULL, 'c' },
-		{ "processes", no_argument, NULL, 'P' },
+		{ "threads", no_argument, NULL, 'T' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "duration-ms", required_argument, NULL, 'd' },
 		{ "seed", required_argument, NULL, 's' },
@@ -58,6 +59,7 @@ int cmd_sim_switch(int argc, char **argv)
 	cidk_sim_sched_defaults(&base);
 	base.machine = "epyc-9654-2s";
 	base.policy = CIDK_CID_INHERIT;
+	base.processes = true;
 	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
@@ -66,8 +68,8 @@ int cmd_sim_switch(int argc, char **argv)
 		case 'c':
 			rc = sim_list_add(cmd, "--cpus", &cpul, optarg);
 			break;
-		case 'P':
-			base.processes = true;
+		case 'T':
+			base.processes = false;
 			break;
 		case 'p':
 			rc = sim_list_add(cmd, "--policy", &pols, optarg);
@@ -111,6 +113,38 @@ int cmd_sim_switch(int argc, char **argv)
 		for (np = 0; np < CIDK_CID_NR_POLICIES; np++)
 			pol[np] = (int)np;
 
+	/* Run everything first: an error must not leave half a table. */
+	struct cidk_sim_switch_result mask[SIM_ARGS_MAX + 1][2], cid[SIM_ARGS_MAX];
+
+	for (unsigned int i = 0; i <= ncpus; i++)
+		for (int skip = 0; skip < 2; skip++) {
+			struct cidk_sim_sched_params prm = base;
+			struct cidk_topo_err err;
+
+			prm.workload = i == 0 ? CIDK_SIM_PIPE : CIDK_SIM_RR;
+			prm.cpus = i == 0 ? 2 : cpus[i - 1];
+			prm.skip_idle_mm = skip;
+			rc = cidk_sim_switch(&prm, &mask[i][skip], &err);
+			if (rc)
+				return cli_error("%s: %s%s%s", cmd, err.path,
+						 *err.path ? ": " : "",
+						 *err.msg ? err.msg : "simulation failed");
+		}
+	for (unsigned int p = 0; p < np; p++) {
+		struct cidk_sim_sched_params prm = base;
+		struct cidk_topo_err err;
+
+		prm.workload = CIDK_SIM_MESSAGING;
+		prm.group_size = 20;
+		prm.processes = false;
+		prm.policy = (enum cidk_cid_policy_kind)pol[p];
+		rc = cidk_sim_switch(&prm, &cid[p], &err);
+		if (rc)
+			return cli_error("%s: %s%s%s", cmd, err.path,
+					 *err.path ? ": " : "",
+					 *err.msg ? err.msg : "simulation failed");
+	}
+
 	if (json) {
 		fputs("{\"mask\": [", stdout);
 	} else {
@@ -126,24 +160,8 @@ int cmd_sim_switch(int argc, char **argv)
 		       "skipping the idle mm");
 	}
 	for (unsigned int i = 0; i <= ncpus; i++) {
-		struct cidk_sim_switch_result r[2];
-		struct cidk_topo_err err;
+		const struct cidk_sim_switch_result *r = mask[i];
 
-		for (int skip = 0; skip < 2; skip++) {
-			struct cidk_sim_sched_params prm = base;
-
-			prm.workload = i == 0 ? CIDK_SIM_PIPE : CIDK_SIM_RR;
-			prm.cpus = i == 0 ? 2 : cpus[i - 1];
-			prm.skip_idle_mm = skip;
-			rc = cidk_sim_switch(&prm, &r[skip], &err);
-			if (rc) {
-				if (json)
-					fputs("]}\n", stdout);
-				return cli_error("%s: %s%s%s", cmd, err.path,
-						 *err.path ? ": " : "",
-						 *err.msg ? err.msg : "simulation failed");
-			}
-		}
 		if (json) {
 			for (int skip = 0; skip < 2; skip++) {
 				printf("%s\n  {\"workload\": \"%s\", \"cpus\": %u, \"skip_idle_mm\": %s, "
@@ -177,42 +195,27 @@ int cmd_sim_switch(int argc, char **argv)
 		fputs("\n], \"cid\": [", stdout);
 	} else {
 		printf("\n2. CID-bitmap work per context switch, messaging, one mm\n");
-		printf("%-13s %8s %10s %10s %10s %10s\n", "policy", "tasks",
-		       "switches", "rmw/sw", "search/sw", "handover/sw");
+		printf("%-13s %10s %10s %10s %11s\n", "policy", "switches",
+		       "rmw/sw", "search/sw", "handover/sw");
 	}
 	first = true;
 	for (unsigned int p = 0; p < np; p++) {
-		struct cidk_sim_sched_params prm = base;
-		struct cidk_sim_switch_result r;
-		struct cidk_topo_err err;
-		double n;
+		const struct cidk_sim_switch_result *r = &cid[p];
+		double n = r->switches ? (double)r->switches : 1;
+		const char *name = cidk_cid_policy_name((enum cidk_cid_policy_kind)pol[p]);
 
-		prm.workload = CIDK_SIM_MESSAGING;
-		prm.group_size = 20;
-		prm.processes = false;
-		prm.policy = (enum cidk_cid_policy_kind)pol[p];
-		rc = cidk_sim_switch(&prm, &r, &err);
-		if (rc) {
-			if (json)
-				fputs("]}\n", stdout);
-			return cli_error("%s: %s%s%s", cmd, err.path,
-					 *err.path ? ": " : "",
-					 *err.msg ? err.msg : "simulation failed");
-		}
-		n = r.switches ? (double)r.switches : 1;
 		if (json) {
 			printf("%s\n  {\"policy\": \"%s\", \"switches\": %llu, "
 			       "\"cid_rmw_per_switch\": %.4f, \"cid_search_per_switch\": %.4f, "
 			       "\"handovers_per_switch\": %.4f}",
-			       first ? "" : ",", cidk_cid_policy_name(prm.policy),
-			       (unsigned long long)r.switches, r.cid_rmw_per_switch,
-			       r.stats.bitmap_search / n, r.handovers_per_switch);
+			       first ? "" : ",", name, (unsigned long long)r->switches,
+			       r->cid_rmw_per_switch, r->stats.bitmap_search / n,
+			       r->handovers_per_switch);
 			first = false;
 		} else {
-			printf("%-13s %8u %10llu %10.3f %10.3f %10.3f\n",
-			       cidk_cid_policy_name(prm.policy), r.nr_cpus / 8 * 40,
-			       (unsigned long long)r.switches, r.cid_rmw_per_switch,
-			       r.stats.bitmap_search / n, r.handovers_per_switch);
+			printf("%-13s %10llu %10.3f %10.3f %11.3f\n", name,
+			       (unsigned long long)r->switches, r->cid_rmw_per_switch,
+			       r->stats.bitmap_search / n, r->handovers_per_switch);
 		}
 	}
 	if (json)
