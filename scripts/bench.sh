@@ -6,3 +6,5 @@ for b in mask; do
 	printf '\n$ cidkit bench %s\n' "$b"
 	"$cidkit" bench "$b"
 done
+printf '\n$ cidkit bench lease\n'
+"$cidkit" bench lease

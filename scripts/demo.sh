@@ -18,3 +18,9 @@ echo "(exit status $? - bad input is one line and exit 2)"
 echo
 echo "== the allowed-CPUs union, three ways (short run)"
 step bench mask --reps 21
+
+echo
+echo "== the kernel's own IDs: cpu_id and mm_cid from rseq, threads waking and sleeping"
+step cid --threads 4 --duration 300
+echo "== CID leases: ns per enter/exit pair, every policy, vs a mutex (short run)"
+step bench lease --iters 50000 --reps 5

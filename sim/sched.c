@@ -228,14 +228,12 @@ static double record_scan(struct sim_sched *s, struct sim_mm *mm,
 			  unsigned int cpu, unsigned int visited, uint64_t now)
 {
 	struct sim_sched_stats *st = &s->st;
-	struct cidk_cid_stats cs;
 	uint64_t released;
 	double ns;
 
 	if (!visited)
 		return 0;
-	cidk_cid_stats(mm->cid, &cs);
-	released = cs.compaction_releases + cs.deferred_releases - mm->releases_seen;
+	released = cidk_cid_releases(mm->cid) - mm->releases_seen;
 	mm->releases_seen += released;
 	/* a release: two RMWs on remote lines = one visit's two lines */
 	ns = sim_scan_cost(s->m, cpu, visited + (unsigned int)released);

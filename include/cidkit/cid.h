@@ -66,7 +66,8 @@ enum cidk_cid_scan_trigger {
 struct cidk_cid_params {
 	enum cidk_cid_policy_kind kind;
 	enum cidk_cid_scan_trigger trigger; /* lazy family; default RETURN_TO_USER */
-	unsigned int batch;	   /* lazy-batched: CPUs per scan call (default 16) */
+	unsigned int batch;	   /* lazy-batched: CPUs per scan call (default 16;
+				      ignored by the other policies) */
 	uint64_t expiry_ns;	   /* 0: CIDK_CID_EXPIRY_NS */
 	uint64_t scan_period_ns;   /* 0: CIDK_CID_SCAN_PERIOD_NS */
 };
@@ -176,6 +177,11 @@ CIDK_EXPORT int cidk_cid_set_affinity(struct cidk_cid_mm *mm,
  * @next is idle).  Never fails: allocation always makes progress when the
  * number of tasks running at once is at most the CID space (for leases
  * the domain enforces it).
+ * @prev gives back the per-CPU state of the CPU it switched in on
+ * (prev->cpu; the same as @cpu for the simulator).  When the policy's
+ * bound is exhausted (a driver ran more tasks than the mm has allowed
+ * CPUs) the lowest free CID below nr_cpu_ids is taken instead, which
+ * cidk_cid_check() reports.
  */
 CIDK_EXPORT unsigned int cidk_cid_switch(unsigned int cpu,
 					 struct cidk_cid_mm *prev_mm,
@@ -205,7 +211,9 @@ CIDK_EXPORT unsigned int cidk_cid_return_to_user(struct cidk_cid_mm *mm,
 
 /*
  * cidk_cid_migrate - the (not running) task @t of @mm moves from CPU
- * @from to CPU @to; the policy may move per-CPU state with it.
+ * @from to CPU @to; the policy may move per-CPU state with it (the lazy
+ * family moves the task's own CID, idle in @from's slot, to an empty slot
+ * of @to: counted in migrate_moves).  A running task is left alone.
  */
 CIDK_EXPORT void cidk_cid_migrate(struct cidk_cid_mm *mm,
 				  struct cidk_cid_task *t, unsigned int from,
@@ -221,6 +229,14 @@ CIDK_EXPORT unsigned int cidk_cid_nr_cpu_ids(const struct cidk_cid_mm *mm);
 CIDK_EXPORT enum cidk_cid_policy_kind
 cidk_cid_mm_policy(const struct cidk_cid_mm *mm);
 
+/*
+ * cidk_cid_releases - the CIDs the compaction scan has released so far,
+ * immediately or deferred: compaction_releases + deferred_releases of
+ * cidk_cid_stats(), without summing every other counter (the simulator
+ * prices each compaction call by its releases).
+ */
+CIDK_EXPORT uint64_t cidk_cid_releases(const struct cidk_cid_mm *mm);
+
 /* Copy the mm's cost counters into @st. */
 CIDK_EXPORT void cidk_cid_stats(const struct cidk_cid_mm *mm,
 				struct cidk_cid_stats *st);
@@ -230,9 +246,12 @@ CIDK_EXPORT void cidk_cid_stats(const struct cidk_cid_mm *mm,
  * are all the mm's live tasks (n of them).  Checks: no CID is held by two
  * running tasks; every running task holds a CID whose bitmap bit is set;
  * every CID is below nr_cpu_ids and below nr_cpus_allowed; when @strict,
- * also below min(nr_cpus_allowed, nr_users).  Returns 0 when all hold,
- * else -EINVAL and a description in @why (if not NULL, @whylen bytes).
- * Single-threaded only.
+ * also below min(nr_cpus_allowed, nr_users).  Also (added): a task not
+ * running holds none; the lazy family's per-CPU slots hold distinct CIDs,
+ * a busy slot's CID is the one of a task running on that CPU; and no CID
+ * leaks (every bit set is owned by a running task or a slot).  Returns 0
+ * when all hold, else -EINVAL and a description in @why (if not NULL,
+ * @whylen bytes), or -ENOMEM.  Single-threaded only.
  */
 CIDK_EXPORT int cidk_cid_check(const struct cidk_cid_mm *mm,
 			       struct cidk_cid_task *const *tasks,

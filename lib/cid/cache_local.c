@@ -44,7 +44,10 @@ unsigned int cidk__cache_local_take(struct cidk_cid_mm *mm,
 		}
 	}
 	cid = cidk__load_u(&mm->slots[cpu].recent);
-	if (cid < used && cidk__cid_try_take(mm, sh, cid))
+	/* (a BUSY slot still holding its recent CID: no need to try it) */
+	if (cid < used &&
+	    (cidk__load_u(&mm->slots[cpu].word) & SLOT_CID_MASK) != cid &&
+	    cidk__cid_try_take(mm, sh, cid))
 		return cid;
 
 	cid = used;

@@ -182,6 +182,18 @@ enum cidk_cid_policy_kind cidk_cid_mm_policy(const struct cidk_cid_mm *mm)
 	return mm->p.kind;
 }
 
+uint64_t cidk_cid_releases(const struct cidk_cid_mm *mm)
+{
+	uint64_t n = 0;
+
+	for (unsigned int s = 0; s <= mm->shard_mask; s++)
+		n += atomic_load_explicit(&mm->shards[s].v[ST_COMPACTION_RELEASES],
+					  memory_order_relaxed) +
+		     atomic_load_explicit(&mm->shards[s].v[ST_DEFERRED_RELEASES],
+					  memory_order_relaxed);
+	return n;
+}
+
 void cidk_cid_stats(const struct cidk_cid_mm *mm, struct cidk_cid_stats *st)
 {
 	uint64_t v[ST_NR] = { 0 };

@@ -7,6 +7,7 @@
  * Differential part: bitmap and inherit are compared, CID by CID, with a
  * plain reference model of the policy written here.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <cidkit/cid.h>
@@ -183,6 +184,45 @@ static void do_switch(struct machine *w, unsigned int cpu)
 	w->cur_t[cpu] = nt;
 }
 
+/*
+ * The injected fault: make a running task claim another running task's
+ * CID (switching tasks in on idle CPUs first if fewer than two run); the
+ * checker must catch it, and pass again once it is undone.
+ */
+static void inject_double(struct machine *w)
+{
+	struct rmm *r = &w->m[0];
+	struct cidk_cid_task *tp[MAXT], *run[2];
+	unsigned int n = 0, nrun = 0, saved;
+	int before, during, after;
+
+	for (unsigned int c = 0; c < w->ncpu && nrun < 2; c++)
+		if (w->cur_mm[c] < 0)
+			do_switch(w, c);
+	for (int i = 0; i < MAXT; i++)
+		if (r->task[i].alive) {
+			tp[n++] = &r->task[i].t;
+			if (r->task[i].t.running && nrun < 2)
+				run[nrun++] = &r->task[i].t;
+		}
+	if (nrun < 2) {
+		ok(true, "%s: fault injection skipped (fewer than two running)",
+		   cidk_cid_policy_name(cidk_cid_mm_policy(r->mm)));
+		return;
+	}
+	before = cidk_cid_check(r->mm, tp, n, false, w->why, sizeof(w->why));
+	saved = run[1]->cid;
+	run[1]->cid = run[0]->cid;
+	during = cidk_cid_check(r->mm, tp, n, false, w->why, sizeof(w->why));
+	ok(before == 0 && during == -EINVAL && strstr(w->why, "held twice"),
+	   "%s: the checker catches an injected double-held CID (%s)",
+	   cidk_cid_policy_name(cidk_cid_mm_policy(r->mm)), w->why);
+	run[1]->cid = saved;
+	after = cidk_cid_check(r->mm, tp, n, false, w->why, sizeof(w->why));
+	ok(after == 0, "%s: and passes once it is undone",
+	   cidk_cid_policy_name(cidk_cid_mm_policy(r->mm)));
+}
+
 static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 		enum cidk_cid_scan_trigger trig, uint64_t seed)
 {
@@ -284,6 +324,7 @@ static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 		check_all(&w, what);
 	}
 
+	inject_double(&w);
 	cidk_cid_stats(w.m[0].mm, &st);
 	ok(w.failures == 0, "%s (%u CPUs, %s trigger): %u events, checker clean "
 	   "(allocations %llu, handovers %llu, compaction calls %llu)",

@@ -254,6 +254,9 @@ static void test_lazy_compaction(enum cidk_cid_policy_kind kind,
 	   name, batch, (unsigned long long)st.compaction_releases,
 	   (unsigned long long)st.deferred_releases,
 	   (unsigned long long)st.compaction_max_cpus, batch);
+	ok(cidk_cid_releases(w.mm) == 4,
+	   "%s/%u: cidk_cid_releases() counts immediate + deferred (4)", name,
+	   batch);
 	world_fini(&w);
 }
 

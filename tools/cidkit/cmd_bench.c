@@ -6,6 +6,7 @@
 static const struct cli_cmd benches[] = {
 	{ "mask", cmd_bench_mask, "allowed-CPUs union: union_count vs per-bit vs locked" },
 	{ "topo", cmd_bench_topo, "span sanity: pairwise vs linear on 1920 and 8192 CPUs" },
+	{ "lease", cmd_bench_lease, "ns per CID lease enter/exit pair, every policy, vs a mutex" },
 	{ NULL, NULL, NULL },
 };
 

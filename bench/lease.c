@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/lease.c - ns per lease enter/exit pair (see bench_lease.h).
+ *
+ * The alternatives are a table: a row names what it measures and how to
+ * set up, run one pair, and tear down.  A persistent pool of worker
+ * threads runs each alternative in turn, started and stopped by barriers,
+ * so thread creation is never timed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cidkit/lease.h>
+#include <cidkit/rseq.h>
+
+#include "bench_lease.h"
+#include "util/clock.h"
+
+struct alt {
+	const char *what;
+	int kind; /* lease: the policy */
+	int (*setup)(const struct alt *a, void **ctx);
+	void (*pair)(void *ctx);
+	void (*teardown)(void *ctx);
+	double (*rmw_per_pair)(void *ctx); /* NULL: not known */
+};
+
+static int lease_setup(const struct alt *a, void **ctx)
+{
+	struct cidk_cid_params p;
+
+	cidk_cid_params_default(&p, (enum cidk_cid_policy_kind)a->kind);
+	return cidk_lease_domain_create(&p, 0, (struct cidk_lease_domain **)ctx);
+}
+
+static void lease_pair(void *ctx)
+{
+	int cid = cidk_lease_enter(ctx);
+
+	cidk__keep(&cid);
+	cidk_lease_exit(ctx);
+}
+
+static double lease_rmw_per_pair(void *ctx)
+{
+	struct cidk_cid_stats st;
+
+	cidk_cid_stats(cidk_lease_mm(ctx), &st);
+	if (!st.allocations)
+		return -1;
+	return (double)(st.bitmap_rmw + st.slot_rmw) / (double)st.allocations;
+}
+
+static void lease_teardown(void *ctx)
+{
+	cidk_lease_domain_destroy(ctx);
+}
+
+static int mutex_setup(const struct alt *a, void **ctx)
+{
+	pthread_mutex_t *m = malloc(sizeof(*m));
+
+	(void)a;
+	if (!m)
+		return -ENOMEM;
+	pthread_mutex_init(m, NULL);
+	*ctx = m;
+	return 0;
+}
+
+static void mutex_pair(void *ctx)
+{
+	pthread_mutex_lock(ctx);
+	cidk__keep(ctx);
+	pthread_mutex_unlock(ctx);
+}
+
+static void mutex_teardown(void *ctx)
+{
+	pthread_mutex_destroy(ctx);
+	free(ctx);
+}
+
+/* Reading the kernel's own mm_cid from the rseq area: no enter, no exit. */
+static void rseq_pair(void *ctx)
+{
+	int cid = cidk_rseq_mm_cid();
+
+	(void)ctx;
+	cidk__keep(&cid);
+}
+
+#define LEASE(kind, name) \
+	{ "lease:" name, kind, lease_setup, lease_pair, lease_teardown, \
+	  lease_rmw_per_pair }
+
+static const struct alt alts[] = {
+	LEASE(CIDK_CID_BITMAP, "bitmap"),
+	LEASE(CIDK_CID_LAZY, "lazy"),
+	LEASE(CIDK_CID_LAZY_BATCHED, "lazy-batched"),
+	LEASE(CIDK_CID_CACHE_LOCAL, "cache-local"),
+	LEASE(CIDK_CID_INHERIT, "inherit"),
+	{ "mutex", 0, mutex_setup, mutex_pair, mutex_teardown, NULL },
+	{ "kernel-mm_cid", 0, NULL, rseq_pair, NULL, NULL },
+};
+#define NALTS (sizeof(alts) / sizeof(alts[0]))
+
+struct pool {
+	pthread_barrier_t start, done;
+	const struct alt *alt;
+	void *ctx;
+	unsigned int iters;
+	double *ns; /* per worker */
+	int quit;
+	atomic_int armed; /* the barriers exist */
+};
+
+struct worker {
+	struct pool *pool;
+	unsigned int id;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *p = w->pool;
+
+	while (!atomic_load(&p->armed))
+		sched_yield();
+	for (;;) {
+		uint64_t t0, t1;
+
+		pthread_barrier_wait(&p->start);
+		if (p->quit)
+			break;
+		t0 = cidk__now_ns();
+		for (unsigned int i = 0; i < p->iters; i++)
+			p->alt->pair(p->ctx);
+		t1 = cidk__now_ns();
+		p->ns[w->id] = (double)(t1 - t0) / p->iters;
+		pthread_barrier_wait(&p->done);
+	}
+	return NULL;
+}
+
+/* One thread count: every alternative, @reps times, interleaved. */
+static int measure(unsigned int nthreads, unsigned int iters, unsigned int reps,
+		   struct bench_lease_row *rows)
+{
+	struct pool p;
+	pthread_t *th = calloc(nthreads, sizeof(*th));
+	struct worker *w = calloc(nthreads, sizeof(*w));
+	double *samples = calloc((size_t)NALTS * reps, sizeof(double));
+	void *ctx[NALTS] = { NULL };
+	unsigned int started = 0;
+	int rc = -ENOMEM;
+
+	memset(&p, 0, sizeof(p));
+	atomic_init(&p.armed, 0);
+	p.ns = calloc(nthreads, sizeof(double));
+	p.iters = iters;
+	if (!th || !w || !samples || !p.ns)
+		goto out_free;
+	for (unsigned int a = 0; a < NALTS; a++) {
+		rc = alts[a].setup ? alts[a].setup(&alts[a], &ctx[a]) : 0;
+		if (rc)
+			goto out_ctx;
+	}
+	for (; started < nthreads; started++) {
+		w[started].pool = &p;
+		w[started].id = started;
+		rc = -pthread_create(&th[started], NULL, worker_main, &w[started]);
+		if (rc)
+			break;
+	}
+	/* on failure the started workers are only released to quit */
+	pthread_barrier_init(&p.start, NULL, started + 1);
+	pthread_barrier_init(&p.done, NULL, started + 1);
+	atomic_store(&p.armed, 1);
+	for (unsigned int r = 0; !rc && r < reps; r++) {
+		for (unsigned int a = 0; a < NALTS; a++) {
+			double sum = 0;
+
+			p.alt = &alts[a];
+			p.ctx = ctx[a];
+			pthread_barrier_wait(&p.start);
+			pthread_barrier_wait(&p.done);
+			for (unsigned int t = 0; t < nthreads; t++)
+				sum += p.ns[t];
+			samples[a * reps + r] = sum / nthreads;
+		}
+	}
+	p.quit = 1;
+	pthread_barrier_wait(&p.start);
+	for (unsigned int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_barrier_destroy(&p.start);
+	pthread_barrier_destroy(&p.done);
+	for (unsigned int a = 0; !rc && a < NALTS; a++) {
+		rows[a].what = alts[a].what;
+		rows[a].threads = nthreads;
+		cidk__summarize(&samples[a * reps], reps, &rows[a].ns);
+		rows[a].rmw_per_pair = alts[a].rmw_per_pair ?
+			alts[a].rmw_per_pair(ctx[a]) : -1;
+	}
+out_ctx:
+	for (unsigned int a = 0; a < NALTS; a++)
+		if (ctx[a] && alts[a].teardown)
+			alts[a].teardown(ctx[a]);
+out_free:
+	free(th);
+	free(w);
+	free(samples);
+	free(p.ns);
+	return rc;
+}
+
+int bench_lease_run(unsigned int nthreads, unsigned int iters,
+		    unsigned int reps, struct bench_lease_row **rows,
+		    unsigned int *nrows)
+{
+	unsigned int counts[2] = { 1, nthreads }, ncounts = nthreads > 1 ? 2 : 1;
+	struct bench_lease_row *r;
+	int rc = 0;
+
+	if (!nthreads || !iters || !reps)
+		return -EINVAL;
+	r = calloc(ncounts * NALTS, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (unsigned int c = 0; !rc && c < ncounts; c++)
+		rc = measure(counts[c], iters, reps, &r[c * NALTS]);
+	if (rc) {
+		free(r);
+		return rc;
+	}
+	*rows = r;
+	*nrows = ncounts * NALTS;
+	return 0;
+}

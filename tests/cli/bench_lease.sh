@@ -1,0 +1,34 @@
+#!/bin/sh
+# cidkit bench lease: JSON shape, --help, and every bad input path.
+CIDKIT=${1:?usage: bench_lease.sh path/to/cidkit}
+. "$(dirname "$0")/tap.sh"
+
+run bench lease --threads 2 --iters 2000 --reps 3 --json
+[ $rc -eq 0 ] && [ -z "$err" ] && printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["results"]
+whats = {(x["what"], x["threads"]) for x in r}
+want = {("lease:" + p, t) for p in ("bitmap", "lazy", "lazy-batched", "cache-local", "inherit") for t in (1, 2)}
+want |= {("mutex", 1), ("mutex", 2)}
+assert want <= whats, (want - whats)
+assert all(x["ns_per_pair"] > 0 for x in r)
+'
+ok $? "--json: a row per policy and the mutex, for 1 and 2 threads, ns > 0"
+
+run bench lease --threads 1 --iters 1000 --reps 2
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^lease:inherit *1 ' &&
+	! printf '%s\n' "$out" | grep -q ' 2 .*x$'
+ok $? "--threads 1: one measurement, human table"
+
+run bench lease --help
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^usage: cidkit bench lease'
+ok $? "--help: usage on stdout, exit 0"
+
+expect_usage_error "--threads 0" bench lease --threads 0
+expect_usage_error "--threads x" bench lease --threads x
+expect_usage_error "--iters 0" bench lease --iters 0
+expect_usage_error "--reps -1" bench lease --reps -1
+expect_usage_error "--iters without value" bench lease --iters
+expect_usage_error "unknown option" bench lease --bogus
+expect_usage_error "extra argument" bench lease extra
+done_testing

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel's mm_cid: T threads sleep and spin in bursts and read their
+ * mm_cid; every value must be below the number of threads of the process
+ * (the kernel keeps CIDs below min(allowed CPUs, threads)) and below the
+ * possible CPUs.  Skipped (exit 77) when the kernel or the registration
+ * provides no mm_cid.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cidkit/rseq.h>
+
+#include "tap.h"
+
+#define T 6
+#define ROUNDS 200
+
+static int seen_min[T], seen_max[T];
+static atomic_int running;
+static pthread_barrier_t barrier;
+
+static void *worker(void *arg)
+{
+	unsigned int id = (unsigned int)(unsigned long)arg;
+	struct timespec ts = { 0, 200000 };
+
+	seen_min[id] = 1 << 30;
+	seen_max[id] = -1;
+	pthread_barrier_wait(&barrier);
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int k = 0; k < 200; k++) {
+			int c = cidk_rseq_mm_cid();
+
+			if (c < seen_min[id])
+				seen_min[id] = c;
+			if (c > seen_max[id])
+				seen_max[id] = c;
+		}
+		if (r % 4 == 0)
+			nanosleep(&ts, NULL);
+		else
+			sched_yield();
+	}
+	atomic_fetch_sub(&running, 1);
+	/* Stay alive until every worker is done: the thread count stays T+1. */
+	while (atomic_load(&running) > 0)
+		sched_yield();
+	return NULL;
+}
+
+int main(void)
+{
+	struct cidk_rseq_info info;
+	pthread_t t[T];
+	int lo = 1 << 30, hi = -1, c;
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	cpu_set_t allowed;
+
+	cidk_rseq_info(&info);
+	if (!info.has_mm_cid)
+		skip_all("no rseq mm_cid (kernel feature size or registration)");
+	c = cidk_rseq_mm_cid();
+	ok(c >= 0 && c < ncpus, "main thread alone: mm_cid %d in [0, %ld)", c,
+	   ncpus);
+	ok(c == 0, "single-threaded process: mm_cid is 0 (got %d)", c);
+
+	atomic_store(&running, T);
+	pthread_barrier_init(&barrier, NULL, T);
+	for (unsigned long i = 0; i < T; i++)
+		pthread_create(&t[i], NULL, worker, (void *)i);
+	for (int i = 0; i < T; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&barrier);
+	for (int i = 0; i < T; i++) {
+		if (seen_min[i] < lo)
+			lo = seen_min[i];
+		if (seen_max[i] > hi)
+			hi = seen_max[i];
+	}
+	sched_getaffinity(0, sizeof(allowed), &allowed);
+	diag("%d threads + main, %d allowed CPUs: mm_cid seen in [%d, %d]", T,
+	     CPU_COUNT(&allowed), lo, hi);
+	ok(lo >= 0, "no negative mm_cid (min %d)", lo);
+	ok(hi < T + 1, "mm_cid < threads of the process (max %d < %d)", hi,
+	   T + 1);
+	ok(hi < ncpus, "mm_cid < possible CPUs (max %d < %ld)", hi, ncpus);
+	return done_testing();
+}

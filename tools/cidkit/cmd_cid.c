@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit cid [--threads N] [--duration MS] [--json]
+ *
+ * A window onto the running kernel's own CID policy: N threads wake and
+ * sleep in bursts for MS milliseconds; in each burst a thread reads its
+ * cpu_id and mm_cid from rseq on every iteration and records which values
+ * it saw.  Prints, per thread and overall, the CPUs and the mm_cids (as
+ * cpulists), the largest mm_cid and how many distinct ones appeared.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cidkit/mask.h>
+#include <cidkit/rseq.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "util/clock.h"
+#include "util/prng.h"
+
+#define MAX_THREADS 4096u
+#define MAX_DURATION_MS 3600000u
+#define BURST_MIN_US 50u
+#define BURST_MAX_US 500u
+#define SLEEP_MIN_US 100u
+#define SLEEP_MAX_US 2000u
+
+static const char usage[] =
+	"usage: cidkit cid [--threads N] [--duration MS] [--json]\n"
+	"\n"
+	"Run N threads that wake and sleep in bursts for MS milliseconds; each\n"
+	"reads the kernel's cpu_id and mm_cid (its concurrency ID) from rseq and\n"
+	"records what it saw.  Prints per thread the CPUs and mm_cids seen (as\n"
+	"cpulists), overall the largest mm_cid and the number of distinct ones,\n"
+	"and what rseq provides here (who registered the area, feature size).\n"
+	"Without mm_cid (old kernel, no rseq) it says so and still shows CPUs.\n"
+	"\n"
+	"  --threads N    threads, 1..4096 (default: 2 x online CPUs)\n"
+	"  --duration MS  milliseconds, 1..3600000 (default: 1000)\n"
+	"  --json         one JSON object instead of the table\n";
+
+/* The workers wait for go, then run until their deadline. */
+struct start {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int go;
+};
+
+struct worker {
+	pthread_t tid;
+	unsigned int id;
+	uint64_t deadline_ns;
+	int has_mm_cid;
+	struct start *start;
+	struct cidk_mask *cpus;    /* CPUs seen */
+	struct cidk_mask *cids;    /* mm_cids seen (below nbits) */
+	unsigned long samples;
+	unsigned long cid_changes; /* consecutive samples with another mm_cid */
+	int max_cpu, max_cid;      /* also values >= nbits */
+	int started;
+};
+
+static void record(struct cidk_mask *m, int v, int *max)
+{
+	if (v < 0)
+		return;
+	if ((unsigned int)v < m->nbits)
+		cidk_mask_set(m, (unsigned int)v);
+	if (v > *max)
+		*max = v;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct cidk__prng rng;
+	int last = -1;
+
+	cidk__prng_seed(&rng, 0x5eed0000u + w->id);
+	pthread_mutex_lock(&w->start->lock);
+	while (!w->start->go)
+		pthread_cond_wait(&w->start->cond, &w->start->lock);
+	pthread_mutex_unlock(&w->start->lock); /* publishes deadline_ns */
+	while (cidk__now_ns() < w->deadline_ns) {
+		uint64_t burst = (BURST_MIN_US +
+				  cidk__prng_below(&rng, BURST_MAX_US - BURST_MIN_US)) *
+				 1000u;
+		uint64_t end = cidk__now_ns() + burst;
+		struct timespec ts;
+
+		do {
+			int cpu = cidk_rseq_cpu_id();
+			int cid = w->has_mm_cid ? cidk_rseq_mm_cid() : -1;
+
+			record(w->cpus, cpu, &w->max_cpu);
+			record(w->cids, cid, &w->max_cid);
+			if (cid >= 0 && last >= 0 && cid != last)
+				w->cid_changes++;
+			last = cid;
+			w->samples++;
+		} while (cidk__now_ns() < end);
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(SLEEP_MIN_US +
+				    cidk__prng_below(&rng, SLEEP_MAX_US - SLEEP_MIN_US)) *
+			     1000L;
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* A mask as a cpulist: a JSON string, or text padded to @width ("-" if empty). */
+static void print_list_w(const struct cidk_mask *m, int json, int width)
+{
+	char *s = cidk_mask_list_alloc(m);
+
+	if (json)
+		cli_json_str(stdout, s ? s : "");
+	else
+		printf("%-*s", width, s && *s ? s : "-");
+	free(s);
+}
+
+static void print_list(const struct cidk_mask *m, int json)
+{
+	print_list_w(m, json, 0);
+}
+
+static const char *no_mm_cid_reason(const struct cidk_rseq_info *info)
+{
+	if (info->owner == CIDK_RSEQ_NONE)
+		return "no rseq area could be registered";
+	return "the kernel's rseq feature size is below 28 bytes";
+}
+
+static void print_human(const struct cidk_rseq_info *info, struct worker *w,
+			unsigned int n, unsigned int ms,
+			const struct cidk_mask *allowed,
+			const struct cidk_mask *cpus, const struct cidk_mask *cids,
+			int max_cid, unsigned int bound)
+{
+	printf("rseq: ");
+	if (info->owner == CIDK_RSEQ_NONE)
+		printf("no area (rseq(2) failed: %s); CPUs from getcpu()\n",
+		       strerror(info->register_error));
+	else
+		printf("area registered by %s (%u bytes; glibc __rseq_size %u)\n",
+		       cidk_rseq_owner_name(info->owner), info->area_size,
+		       info->glibc_size);
+	printf("kernel: rseq feature size %u, align %u; node_id %s, mm_cid %s\n",
+	       info->feature_size, info->align,
+	       info->has_node_id ? "yes" : "no",
+	       info->has_mm_cid ? "yes" : "no");
+	if (!info->has_mm_cid)
+		printf("mm_cid unavailable: %s\n", no_mm_cid_reason(info));
+	printf("%u threads, %u ms of wake/sleep bursts, allowed CPUs ", n, ms);
+	print_list(allowed, 0);
+	printf("\n\n%6s %10s %-12s %-12s %s\n", "thread", "samples", "cpus",
+	       "mm_cids", "mm_cid changes");
+	for (unsigned int i = 0; i < n; i++) {
+		printf("%6u %10lu ", i, w[i].samples);
+		print_list_w(w[i].cpus, 0, 12);
+		printf(" ");
+		if (info->has_mm_cid)
+			print_list_w(w[i].cids, 0, 12);
+		else
+			printf("%-12s", "-");
+		printf(" %lu\n", w[i].cid_changes);
+	}
+	printf("\nall threads: cpus ");
+	print_list(cpus, 0);
+	if (info->has_mm_cid) {
+		printf("; mm_cids ");
+		print_list(cids, 0);
+		printf("\nlargest mm_cid %d, %u distinct; kernel bound min(allowed CPUs, threads incl. main) = %u\n",
+		       max_cid, cidk_mask_weight(cids), bound);
+	} else {
+		printf("\nmm_cid: unavailable\n");
+	}
+}
+
+static void print_json(const struct cidk_rseq_info *info, struct worker *w,
+		       unsigned int n, unsigned int ms,
+		       const struct cidk_mask *allowed,
+		       const struct cidk_mask *cpus, const struct cidk_mask *cids,
+		       int max_cid, unsigned int bound)
+{
+	printf("{\"rseq\": {\"registered_by\": \"%s\", \"area_size\": %u, "
+	       "\"glibc_rseq_size\": %u, \"feature_size\": %u, \"align\": %u, "
+	       "\"node_id\": %s, \"mm_cid\": %s, \"register_error\": %d},\n",
+	       cidk_rseq_owner_name(info->owner), info->area_size,
+	       info->glibc_size, info->feature_size, info->align,
+	       info->has_node_id ? "true" : "false",
+	       info->has_mm_cid ? "true" : "false", info->register_error);
+	printf(" \"threads\": %u, \"duration_ms\": %u, \"allowed_cpus\": ", n, ms);
+	print_list(allowed, 1);
+	printf(",\n \"per_thread\": [\n");
+	for (unsigned int i = 0; i < n; i++) {
+		printf("  {\"thread\": %u, \"samples\": %lu, \"cpus\": ", i,
+		       w[i].samples);
+		print_list(w[i].cpus, 1);
+		printf(", \"mm_cids\": ");
+		if (info->has_mm_cid)
+			print_list(w[i].cids, 1);
+		else
+			printf("null");
+		printf(", \"mm_cid_changes\": %lu}%s\n", w[i].cid_changes,
+		       i + 1 < n ? "," : "");
+	}
+	printf(" ],\n \"cpus\": ");
+	print_list(cpus, 1);
+	if (info->has_mm_cid) {
+		printf(", \"mm_cids\": ");
+		print_list(cids, 1);
+		printf(", \"max_mm_cid\": %d, \"distinct_mm_cids\": %u", max_cid,
+		       cidk_mask_weight(cids));
+	} else {
+		printf(", \"mm_cids\": null, \"max_mm_cid\": null, "
+		       "\"distinct_mm_cids\": 0");
+	}
+	printf(", \"mm_cid_bound\": %u}\n", bound);
+}
+
+/* The CPUs this process may run on, as a mask of @nbits bits. */
+static int allowed_cpus(struct cidk_mask *m)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	for (unsigned int c = 0; c < CPU_SETSIZE && c < m->nbits; c++)
+		if (CPU_ISSET(c, &set))
+			cidk_mask_set(m, c);
+	return 0;
+}
+
+int cmd_cid(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "threads", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned int n = 0, ms = 1000, nbits, bound;
+	struct cidk_mask *allowed = NULL, *cpus = NULL, *cids = NULL;
+	struct worker *w = NULL;
+	struct cidk_rseq_info info;
+	struct start start = { PTHREAD_MUTEX_INITIALIZER,
+			       PTHREAD_COND_INITIALIZER, 0 };
+	int c, json = 0, rc = CLI_EXIT_FAIL, max_cid = -1, err = 0;
+	uint64_t deadline;
+
+	while ((c = getopt_long(argc, argv, "+:t:d:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (cli_parse_uint("cid: --threads", optarg, 1,
+					   MAX_THREADS, &n))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'd':
+			if (cli_parse_uint("cid: --duration", optarg, 1,
+					   MAX_DURATION_MS, &ms))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return CLI_EXIT_OK;
+		default:
+			return cli_bad_option("cid", argv, c);
+		}
+	}
+	if (optind != argc)
+		return cli_error("cid: unexpected argument '%s' (see --help)",
+				 argv[optind]);
+	if (online < 1)
+		online = 1;
+	if (conf < online)
+		conf = online;
+	if (!n)
+		n = 2u * (unsigned int)online > MAX_THREADS
+			    ? MAX_THREADS
+			    : 2u * (unsigned int)online;
+	/* mm_cids stay below the possible CPUs and the thread count. */
+	nbits = (unsigned int)conf > n + 1 ? (unsigned int)conf : n + 1;
+
+	cidk_rseq_info(&info);
+	allowed = cidk_mask_alloc(nbits);
+	cpus = cidk_mask_alloc(nbits);
+	cids = cidk_mask_alloc(nbits);
+	w = calloc(n, sizeof(*w));
+	if (!allowed || !cpus || !cids || !w) {
+		err = ENOMEM;
+		goto out;
+	}
+	allowed_cpus(allowed);
+	for (unsigned int i = 0; i < n; i++) {
+		w[i].id = i;
+		w[i].start = &start;
+		w[i].has_mm_cid = info.has_mm_cid;
+		w[i].max_cpu = w[i].max_cid = -1;
+		w[i].cpus = cidk_mask_alloc(nbits);
+		w[i].cids = cidk_mask_alloc(nbits);
+		if (!w[i].cpus || !w[i].cids) {
+			err = ENOMEM;
+			break;
+		}
+	}
+	for (unsigned int i = 0; !err && i < n; i++) {
+		err = pthread_create(&w[i].tid, NULL, worker_main, &w[i]);
+		w[i].started = !err;
+	}
+	/* The deadline counts from the start, not from thread creation; on
+	 * error the started threads see a deadline in the past. */
+	deadline = err ? 0 : cidk__now_ns() + (uint64_t)ms * 1000000u;
+	pthread_mutex_lock(&start.lock);
+	for (unsigned int i = 0; i < n; i++)
+		w[i].deadline_ns = deadline;
+	start.go = 1;
+	pthread_cond_broadcast(&start.cond);
+	pthread_mutex_unlock(&start.lock);
+	for (unsigned int i = 0; i < n; i++)
+		if (w[i].started)
+			pthread_join(w[i].tid, NULL);
+	if (err)
+		goto out;
+
+	for (unsigned int i = 0; i < n; i++) {
+		cidk_mask_or(cpus, cpus, w[i].cpus);
+		cidk_mask_or(cids, cids, w[i].cids);
+		if (w[i].max_cid > max_cid)
+			max_cid = w[i].max_cid;
+	}
+	bound = cidk_mask_weight(allowed);
+	if (n + 1 < bound)
+		bound = n + 1;
+	if (json)
+		print_json(&info, w, n, ms, allowed, cpus, cids, max_cid, bound);
+	else
+		print_human(&info, w, n, ms, allowed, cpus, cids, max_cid,
+			    bound);
+	rc = CLI_EXIT_OK;
+out:
+	if (err)
+		fprintf(stderr, "cidkit: cid: cannot run %u threads: %s\n", n,
+			strerror(err));
+	if (w)
+		for (unsigned int i = 0; i < n; i++) {
+			cidk_mask_free(w[i].cpus);
+			cidk_mask_free(w[i].cids);
+		}
+	free(w);
+	cidk_mask_free(allowed);
+	cidk_mask_free(cpus);
+	cidk_mask_free(cids);
+	return rc;
+}
