@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "engine.h"
+#include "sim_engine.h"
 
 static inline bool before(const struct sim_event *a, const struct sim_event *b)
 {

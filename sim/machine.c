@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "machine.h"
+#include "sim_machine.h"
 
 /*
  * AMD Zen 4 (EPYC 9004 "Genoa"), 3.7 GHz.  Sources (docs/sim.md has them in

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
-#include "report.h"
+#include "sim_report.h"
 
 const char *sim_policy_label(int policy)
 {

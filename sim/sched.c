@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched.h"
+#include "sim_sched.h"
 #include "util/prng.h"
 
 enum { EV_WAKE, EV_END, EV_TICK, EV_TIMER, EV_SAMPLE };

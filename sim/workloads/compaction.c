@@ -15,7 +15,7 @@
 
 #include "util/clock.h"
 #include "util/prng.h"
-#include "workload.h"
+#include "sim_workload.h"
 
 #define MS 1000000ull
 

@@ -27,8 +27,8 @@
 
 #include <cidkit/sim.h>
 
-#include "machine.h"
-#include "sched.h"
+#include "sim_machine.h"
+#include "sim_sched.h"
 #include "util/clock.h"
 #include "util/prng.h"
 

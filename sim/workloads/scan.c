@@ -12,7 +12,7 @@
 
 #include "util/clock.h"
 #include "util/stats.h"
-#include "workload.h"
+#include "sim_workload.h"
 
 int cidk_sim_scan(const struct cidk_sim_sched_params *p,
 		  struct cidk_sim_scan_result *r, struct cidk_topo_err *err)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "util/clock.h"
-#include "workload.h"
+#include "sim_workload.h"
 
 int cidk_sim_switch(const struct cidk_sim_sched_params *p,
 		    struct cidk_sim_switch_result *r, struct cidk_topo_err *err)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload.h"
+#include "sim_workload.h"
 
 #define US 1000ull
 

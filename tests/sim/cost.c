@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "machine.h"
+#include "sim_machine.h"
 #include "tap.h"
 
 static bool near(double a, double b)

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "engine.h"
+#include "sim_engine.h"
 #include "tap.h"
 #include "util/prng.h"
 

@@ -9,7 +9,7 @@
 
 #include <cidkit/sim.h>
 
-#include "machine.h"
+#include "sim_machine.h"
 #include "tap.h"
 
 static struct cidk_sim_locality_result run(const char *config, unsigned int delay_ms,

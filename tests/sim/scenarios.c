@@ -14,7 +14,7 @@
 
 #include <cidkit/sim.h>
 
-#include "machine.h"
+#include "sim_machine.h"
 #include "tap.h"
 
 static void switch_counts(void)

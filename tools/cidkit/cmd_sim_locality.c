@@ -14,7 +14,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "report.h"
+#include "sim_report.h"
 #include "sim_args.h"
 
 static const char usage[] =

@@ -40,8 +40,8 @@
 #include <cidkit/cid.h>
 #include <cidkit/mask.h>
 
-#include "engine.h"
-#include "machine.h"
+#include "sim_engine.h"
+#include "sim_machine.h"
 
 /* CPUs per line of an mm's CPU mask (64 bytes). */
 #define SIM_MASK_CPUS_PER_LINE 512u
