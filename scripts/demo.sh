@@ -32,3 +32,11 @@ step topo --machine 2s96c2t:llc=7
 echo "(exit status $? - a malformed spec is one line and exit 2)"
 step topo --sysfs-root "$(dirname "$0")/../tests/data/sysfs/insane-llc"
 echo "(exit status $? - a saved tree whose CPU 3 claims an L3 of 2-5: insane)"
+
+echo
+echo "== the simulator: a small locality table (EPYC 9654 model; the same bytes every run)"
+step sim locality --config 8c1l3,24c24l3 --rounds 6 --reference
+echo "== the kernel's mm_cid compaction selftest, simulated on 4 and 64 CPUs"
+step sim compaction-test --machine 1s4c1t,1s32c2t --policy lazy,inherit
+echo "== mm-mask traffic of a context switch, with and without the idle mm"
+step sim switch --cpus 4,48 --policy bitmap,inherit --duration-ms 2

@@ -62,8 +62,8 @@ int cmd_sim_compaction(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = "sim compaction-test";
-	struct sim_list machines = { { 0 }, 0 }, pols = { { 0 }, 0 },
-			trigs = { { 0 }, 0 };
+	struct sim_list machines = { .n = 0 }, pols = { .n = 0 },
+			trigs = { .n = 0 };
 	struct cidk_sim_sched_params base;
 	int pol[SIM_ARGS_MAX];
 	enum cidk_cid_scan_trigger trig[2];

@@ -59,8 +59,8 @@ int cmd_sim_locality(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sim_list configs = { { 0 }, 0 }, delays = { { 0 }, 0 },
-		    policies = { { 0 }, 0 };
+	struct sim_list configs = { .n = 0 }, delays = { .n = 0 },
+		    policies = { .n = 0 };
 	struct cidk_sim_locality_params base;
 	unsigned int delay_ms[SIM_ARGS_MAX];
 	int pol[SIM_ARGS_MAX];

@@ -112,8 +112,8 @@ int cmd_sim_scan(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = "sim scan";
-	struct sim_list wls = { { 0 }, 0 }, pols = { { 0 }, 0 },
-			batches = { { 0 }, 0 };
+	struct sim_list wls = { .n = 0 }, pols = { .n = 0 },
+			batches = { .n = 0 };
 	struct cidk_sim_sched_params base;
 	enum cidk_sim_workload wl[SIM_ARGS_MAX];
 	int pol[SIM_ARGS_MAX];

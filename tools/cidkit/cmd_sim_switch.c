@@ -49,7 +49,7 @@ int cmd_sim_switch(int argc, char **argv)
 	};
 	static const unsigned int def_cpus[] = { 2, 4, 8, 16, 48, 96, 192, 384 };
 	const char *cmd = "sim switch";
-	struct sim_list cpul = { { 0 }, 0 }, pols = { { 0 }, 0 };
+	struct sim_list cpul = { .n = 0 }, pols = { .n = 0 };
 	struct cidk_sim_sched_params base;
 	unsigned int cpus[SIM_ARGS_MAX], ncpus, np, duration_ms = 10;
 	int pol[SIM_ARGS_MAX];

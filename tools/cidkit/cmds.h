@@ -4,20 +4,10 @@
 #define CIDKIT_TOOLS_CMDS_H
 
 int cmd_cpulist(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_sim(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_cid(int argc, char **argv);
-
-/* cidkit bench ... */
-int cmd_bench_mask(int argc, char **argv);
-int cmd_bench_topo(int argc, char **argv);
-int cmd_bench_lease(int argc, char **argv);
-int cmd_topo(int argc, char **argv);
-
-/* cidkit bench ... */
-int cmd_bench_mask(int argc, char **argv);
-int cmd_bench_topo(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* cidkit sim ... */
 int cmd_sim_locality(int argc, char **argv);
@@ -25,5 +15,9 @@ int cmd_sim_scan(int argc, char **argv);
 int cmd_sim_compaction(int argc, char **argv);
 int cmd_sim_switch(int argc, char **argv);
 
+/* cidkit bench ... */
+int cmd_bench_mask(int argc, char **argv);
+int cmd_bench_topo(int argc, char **argv);
+int cmd_bench_lease(int argc, char **argv);
 
 #endif /* CIDKIT_TOOLS_CMDS_H */

@@ -10,10 +10,10 @@
 
 static const struct cli_cmd commands[] = {
 	{ "cpulist", cmd_cpulist, "convert masks between cpulist and hex" },
-	{ "sim", cmd_sim, "the simulator's scenarios" },
 	{ "topo", cmd_topo, "CPU topology: levels, groups and span sanity" },
-	{ "bench", cmd_bench, "benchmarks on this machine" },
 	{ "cid", cmd_cid, "the kernel's cpu_id and mm_cid as threads wake and sleep" },
+	{ "sim", cmd_sim, "the simulator's scenarios" },
+	{ "bench", cmd_bench, "benchmarks on this machine" },
 	{ NULL, NULL, NULL },
 };
 

@@ -6,18 +6,27 @@
 #include "cli.h"
 #include "sim_args.h"
 
-int sim_list_add(const char *cmd, const char *what, struct sim_list *l, char *s)
+int sim_list_add(const char *cmd, const char *what, struct sim_list *l,
+		 const char *s)
 {
-	char *save = NULL;
+	for (;;) {
+		size_t len = strcspn(s, ",");
 
-	for (char *tok = strtok_r(s, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
 		if (l->n == SIM_ARGS_MAX)
 			return cli_error("%s: %s: at most %d values", cmd, what,
 					 SIM_ARGS_MAX);
-		l->item[l->n++] = tok;
+		if (len >= SIM_ARG_LEN)
+			return cli_error("%s: %s: value too long", cmd, what);
+		if (len) {
+			memcpy(l->store[l->n], s, len);
+			l->store[l->n][len] = '\0';
+			l->item[l->n] = l->store[l->n];
+			l->n++;
+		}
+		if (!s[len])
+			return 0;
+		s += len + 1;
 	}
-	return 0;
 }
 
 int sim_parse_policy(const char *cmd, const char *s, bool per_cpu_ok, int *out)

@@ -6,14 +6,18 @@
 #include <cidkit/cid.h>
 
 #define SIM_ARGS_MAX 32
+#define SIM_ARG_LEN 256
 
+/* Values of a repeatable, comma-separated option, copied (argv stays intact). */
 struct sim_list {
 	char *item[SIM_ARGS_MAX];
+	char store[SIM_ARGS_MAX][SIM_ARG_LEN];
 	unsigned int n;
 };
 
-/* Append the comma-separated items of @s (pointers into @s); 0 or exit 2. */
-int sim_list_add(const char *cmd, const char *what, struct sim_list *l, char *s);
+/* Append the comma-separated items of @s; 0, or one line and exit status 2. */
+int sim_list_add(const char *cmd, const char *what, struct sim_list *l,
+		 const char *s);
 
 /*
  * A policy name, or "per-cpu" when @per_cpu_ok (then *out is
