@@ -5,6 +5,8 @@
 
 static const struct cli_cmd benches[] = {
 	{ "mask", cmd_bench_mask, "allowed-CPUs union: union_count vs per-bit vs locked" },
+	{ "call", cmd_bench_call, "domain-affine call: direct vs hand-off to this/another CPU" },
+	{ "cat", cmd_bench_cat, "counter reads: open+read+close vs open once + pread" },
 	{ NULL, NULL, NULL },
 };
 

@@ -5,8 +5,12 @@
 
 int cmd_cpulist(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+int cmd_resctrl(int argc, char **argv);
 
 /* cidkit bench ... */
 int cmd_bench_mask(int argc, char **argv);
+int cmd_bench_call(int argc, char **argv);
+int cmd_bench_cat(int argc, char **argv);
 
 #endif /* CIDKIT_TOOLS_CMDS_H */

@@ -11,6 +11,8 @@
 static const struct cli_cmd commands[] = {
 	{ "cpulist", cmd_cpulist, "convert masks between cpulist and hex" },
 	{ "bench", cmd_bench, "benchmarks on this machine" },
+	{ "cat", cmd_cat, "open once, pread many (drop-in for fastcat)" },
+	{ "resctrl", cmd_resctrl, "sample resctrl memory bandwidth per group and domain" },
 	{ NULL, NULL, NULL },
 };
 
