@@ -6,3 +6,7 @@ for b in mask; do
 	printf '\n$ cidkit bench %s\n' "$b"
 	"$cidkit" bench "$b"
 done
+for b in call cat; do
+	printf '\n$ cidkit bench %s\n' "$b"
+	"$cidkit" bench "$b"
+done
