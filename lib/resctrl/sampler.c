@@ -289,12 +289,17 @@ static void read_all(struct cidk_resctrl *rc)
 
 		if (!d->nidx)
 			continue;
-		rc->st.domains_bound += d->call != NULL;
 		if (started && d->call &&
-		    !cidk_call_start(d->call, &d->req, read_domain, d, false))
+		    !cidk_call_start(d->call, &d->req, read_domain, d, false)) {
 			started[i] = true;
-		else
-			read_domain(d); /* unbound, or no worker: read here */
+			rc->st.domains_bound++;
+			continue;
+		}
+		if (started && d->call) { /* no worker: unbound from now on */
+			cidk_call_domain_destroy(d->call);
+			d->call = NULL;
+		}
+		read_domain(d); /* read here */
 	}
 	for (size_t i = 0; i < rc->nd; i++)
 		if (started && started[i])
