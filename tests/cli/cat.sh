@@ -101,4 +101,28 @@ run cat --help
 [ $rc -eq 0 ] && echo "$out" | grep -q "^usage: cidkit cat" && echo "$out" | grep -q FASTCAT_READ_COUNT
 ok $? "--help: usage on stdout, exit 0"
 
+# cidkit bench cat: a smoke run, its JSON, its bad inputs.
+before=$(ls -d "${TMPDIR:-/tmp}"/cidkit-cat-* 2>/dev/null)
+run bench cat --reps 2 --tmp-files 3 --json
+[ $rc -eq 0 ] && python3 - "$out" <<'PY'
+import json, sys
+v = json.loads(sys.argv[1])
+assert v["reps"] == 2 and v["tmpdir"]["files"] == 3, v
+for s in ("sysfs", "procfs", "tmpdir"):
+    if v[s]["files"]:
+        a, b = v[s]["open_read_close_ns"], v[s]["open_once_pread_ns"]
+        assert a["min"] <= a["median"] <= a["max"] and b["min"] <= b["median"] <= b["max"]
+        assert abs(v[s]["ratio"] - a["median"] / b["median"]) <= 0.01 * v[s]["ratio"] + 0.01, v[s]
+PY
+ok $? "bench cat --json: three sets, both ways, the ratio"
+run bench cat --reps 2 --tmp-files 3
+[ $rc -eq 0 ] && echo "$out" | grep -Eq '^tmpdir +3  open_read_close +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+x$'
+ok $? "bench cat: a table with ratios"
+[ "$(ls -d "${TMPDIR:-/tmp}"/cidkit-cat-* 2>/dev/null)" = "$before" ]
+ok $? "bench cat removes its temporary files"
+expect_usage_error "bench cat: bad --reps" bench cat --reps 0
+expect_usage_error "bench cat: bad --tmp-files" bench cat --tmp-files x
+expect_usage_error "bench cat: extra argument" bench cat extra
+expect_usage_error "bench cat: unknown option" bench cat --bogus
+
 done_testing
