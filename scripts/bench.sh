@@ -8,3 +8,7 @@ for b in mask topo; do
 done
 printf '\n$ cidkit bench lease\n'
 "$cidkit" bench lease
+for b in call cat; do
+	printf '\n$ cidkit bench %s\n' "$b"
+	"$cidkit" bench "$b"
+done

@@ -40,3 +40,28 @@ echo "== the kernel's mm_cid compaction selftest, simulated on 4 and 64 CPUs"
 step sim compaction-test --machine 1s4c1t,1s32c2t --policy lazy,inherit
 echo "== mm-mask traffic of a context switch, with and without the idle mm"
 step sim switch --cpus 4,48 --policy bitmap,inherit --duration-ms 2
+echo "== counter reads: open once, pread many (cidkit cat, a drop-in for fastcat)"
+step cat --print /sys/devices/system/cpu/online /proc/loadavg
+printf '\n$ FASTCAT_READ_COUNT=1000 cidkit cat --stats /sys/devices/system/cpu/cpu0/topology/core_id\n'
+FASTCAT_READ_COUNT=1000 "$cidkit" cat --stats /sys/devices/system/cpu/cpu0/topology/core_id
+step cat /nonexistent
+echo "(exit status $? - an unopenable file is one line and exit 2)"
+
+echo
+echo "== resctrl memory-bandwidth sampler"
+step resctrl --samples 1
+echo "(exit status $? - this machine has no resctrl)"
+echo "-- on a fake resctrl mount (tests/cli/fake_resctrl.sh), counters advancing while it samples:"
+fake=$(mktemp -d)
+fake_gen="$(dirname "$0")/../tests/cli/fake_resctrl.sh"
+sh "$fake_gen" "$fake/resctrl" "$fake/sys" 0
+(for t in 1 2 3; do sleep 0.5; sh "$fake_gen" "$fake/resctrl" "$fake/sys" $t; sleep 0.5; done) &
+ticker=$!
+step resctrl --root "$fake/resctrl" --sysfs-root "$fake/sys" --interval 1000 --samples 2
+wait $ticker
+rm -rf "$fake"
+
+echo
+echo "== domain-affine calls and counter reads (short runs)"
+step bench call --reps 11 --calls 1000
+step bench cat --reps 11

@@ -8,6 +8,8 @@ int cmd_topo(int argc, char **argv);
 int cmd_cid(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+int cmd_resctrl(int argc, char **argv);
 
 /* cidkit sim ... */
 int cmd_sim_locality(int argc, char **argv);
@@ -19,5 +21,7 @@ int cmd_sim_switch(int argc, char **argv);
 int cmd_bench_mask(int argc, char **argv);
 int cmd_bench_topo(int argc, char **argv);
 int cmd_bench_lease(int argc, char **argv);
+int cmd_bench_call(int argc, char **argv);
+int cmd_bench_cat(int argc, char **argv);
 
 #endif /* CIDKIT_TOOLS_CMDS_H */
