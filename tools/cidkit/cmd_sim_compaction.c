@@ -150,9 +150,7 @@ int cmd_sim_compaction(int argc, char **argv)
 					if (progress)
 						fputs("\r\033[K", stderr);
 					free(res);
-					return cli_error("%s: %s%s%s", cmd, err.path,
-							 *err.path ? ": " : "",
-							 *err.msg ? err.msg : "simulation failed");
+					return sim_fail(cmd, rc, &err);
 				}
 			}
 	if (progress)

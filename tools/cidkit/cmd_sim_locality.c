@@ -190,10 +190,7 @@ int cmd_sim_locality(int argc, char **argv)
 				if (rc) {
 					if (progress)
 						fputc('\n', stderr);
-					rc = cli_error("sim locality: %s%s%s",
-						       err.path,
-						       *err.path ? ": " : "",
-						       *err.msg ? err.msg : strerror(-rc));
+					rc = sim_fail("sim locality", rc, &err);
 					break;
 				}
 				events += cell->res.events;

@@ -241,9 +241,7 @@ int cmd_sim_scan(int argc, char **argv)
 					if (rc) {
 						if (progress)
 							fputc('\n', stderr);
-						rc = cli_error("%s: %s%s%s", cmd, err.path,
-							       *err.path ? ": " : "",
-							       *err.msg ? err.msg : "simulation failed");
+						rc = sim_fail(cmd, rc, &err);
 						break;
 					}
 					events += x->r.events;

@@ -126,9 +126,7 @@ int cmd_sim_switch(int argc, char **argv)
 			prm.skip_idle_mm = skip;
 			rc = cidk_sim_switch(&prm, &mask[i][skip], &err);
 			if (rc)
-				return cli_error("%s: %s%s%s", cmd, err.path,
-						 *err.path ? ": " : "",
-						 *err.msg ? err.msg : "simulation failed");
+				return sim_fail(cmd, rc, &err);
 		}
 	for (unsigned int p = 0; p < np; p++) {
 		struct cidk_sim_sched_params prm = base;
@@ -140,9 +138,7 @@ int cmd_sim_switch(int argc, char **argv)
 		prm.policy = (enum cidk_cid_policy_kind)pol[p];
 		rc = cidk_sim_switch(&prm, &cid[p], &err);
 		if (rc)
-			return cli_error("%s: %s%s%s", cmd, err.path,
-					 *err.path ? ": " : "",
-					 *err.msg ? err.msg : "simulation failed");
+			return sim_fail(cmd, rc, &err);
 	}
 
 	if (json) {

@@ -56,3 +56,9 @@ int sim_parse_trigger(const char *cmd, const char *s,
 				 cmd, s);
 	return 0;
 }
+
+int sim_fail(const char *cmd, int rc, const struct cidk_topo_err *err)
+{
+	return cli_error("%s: %s%s%s", cmd, err->path, *err->path ? ": " : "",
+			 *err->msg ? err->msg : strerror(-rc));
+}

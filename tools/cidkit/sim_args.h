@@ -4,6 +4,7 @@
 #define CIDKIT_TOOLS_SIM_ARGS_H
 
 #include <cidkit/cid.h>
+#include <cidkit/topo.h>
 
 #define SIM_ARGS_MAX 32
 #define SIM_ARG_LEN 256
@@ -28,5 +29,11 @@ int sim_parse_policy(const char *cmd, const char *s, bool per_cpu_ok, int *out);
 /* "tick" or "return-to-user" (also "rtu").  0, or prints and returns 2. */
 int sim_parse_trigger(const char *cmd, const char *s,
 		      enum cidk_cid_scan_trigger *out);
+
+/*
+ * A scenario failed with @rc: print "cidkit: CMD: what: why" from @err (or
+ * the errno text) and return 2.
+ */
+int sim_fail(const char *cmd, int rc, const struct cidk_topo_err *err);
 
 #endif /* CIDKIT_TOOLS_SIM_ARGS_H */
