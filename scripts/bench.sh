@@ -2,7 +2,7 @@
 # scripts/bench.sh path/to/cidkit - every benchmark, with default sizes.
 set -u
 cidkit=$1
-for b in mask; do
+for b in mask topo; do
 	printf '\n$ cidkit bench %s\n' "$b"
 	"$cidkit" bench "$b"
 done
@@ -16,3 +16,7 @@ printf '\n$ cidkit bench burst\n'
 "$cidkit" bench burst
 printf '\n$ cidkit bench burst --delay-ms 0 --rounds 300\n'
 "$cidkit" bench burst --delay-ms 0 --rounds 300
+for b in call cat; do
+	printf '\n$ cidkit bench %s\n' "$b"
+	"$cidkit" bench "$b"
+done

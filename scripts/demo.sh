@@ -28,3 +28,44 @@ step bench lease --iters 50000 --reps 5
 echo
 echo "== the context-switch round trip through two pipes: one CPU, two CPUs, unpinned (short run)"
 step bench pipe --loops 1000 --runs 3
+echo "== CPU topology: this host, a preset, and span sanity"
+step topo
+step topo --machine epyc-9654-2s
+step topo --machine "2s8c2t:llc=4:cluster=2:numa=2:offline=3" --json
+step topo --machine 2s96c2t:llc=7
+echo "(exit status $? - a malformed spec is one line and exit 2)"
+step topo --sysfs-root "$(dirname "$0")/../tests/data/sysfs/insane-llc"
+echo "(exit status $? - a saved tree whose CPU 3 claims an L3 of 2-5: insane)"
+
+echo
+echo "== the simulator: a small locality table (EPYC 9654 model; the same bytes every run)"
+step sim locality --config 8c1l3,24c24l3 --rounds 6 --reference
+echo "== the kernel's mm_cid compaction selftest, simulated on 4 and 64 CPUs"
+step sim compaction-test --machine 1s4c1t,1s32c2t --policy lazy,inherit
+echo "== mm-mask traffic of a context switch, with and without the idle mm"
+step sim switch --cpus 4,48 --policy bitmap,inherit --duration-ms 2
+echo "== counter reads: open once, pread many (cidkit cat, a drop-in for fastcat)"
+step cat --print /sys/devices/system/cpu/online /proc/loadavg
+printf '\n$ FASTCAT_READ_COUNT=1000 cidkit cat --stats /sys/devices/system/cpu/cpu0/topology/core_id\n'
+FASTCAT_READ_COUNT=1000 "$cidkit" cat --stats /sys/devices/system/cpu/cpu0/topology/core_id
+step cat /nonexistent
+echo "(exit status $? - an unopenable file is one line and exit 2)"
+
+echo
+echo "== resctrl memory-bandwidth sampler"
+step resctrl --samples 1
+echo "(exit status $? - this machine has no resctrl)"
+echo "-- on a fake resctrl mount (tests/cli/fake_resctrl.sh), counters advancing while it samples:"
+fake=$(mktemp -d)
+fake_gen="$(dirname "$0")/../tests/cli/fake_resctrl.sh"
+sh "$fake_gen" "$fake/resctrl" "$fake/sys" 0
+(for t in 1 2 3; do sleep 0.5; sh "$fake_gen" "$fake/resctrl" "$fake/sys" $t; sleep 0.5; done) &
+ticker=$!
+step resctrl --root "$fake/resctrl" --sysfs-root "$fake/sys" --interval 1000 --samples 2
+wait $ticker
+rm -rf "$fake"
+
+echo
+echo "== domain-affine calls and counter reads (short runs)"
+step bench call --reps 11 --calls 1000
+step bench cat --reps 11

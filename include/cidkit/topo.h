@@ -21,6 +21,12 @@
 #include <cidkit/common.h>
 #include <cidkit/mask.h>
 
+/*
+ * Largest nr_cpu_ids cidkit accepts (from sysfs, a spec, or
+ * cidk_topo_alloc()): eight times the kernel's largest NR_CPUS.
+ */
+#define CIDK_TOPO_MAX_CPUS 65536u
+
 enum cidk_topo_level {
 	CIDK_TOPO_SMT,
 	CIDK_TOPO_CLUSTER,
@@ -61,21 +67,30 @@ CIDK_EXPORT const char *cidk_topo_dist_name(enum cidk_topo_dist d);
 
 /*
  * cidk_topo_alloc - an empty topology of @nr_cpu_ids possible CPUs, none
- * online, no level present.  NULL with errno EINVAL/ENOMEM.
+ * online, no level present.  NULL with errno EINVAL (0 or more than
+ * CIDK_TOPO_MAX_CPUS) or ENOMEM.  MT-safe.
  */
 CIDK_EXPORT struct cidk_topo *cidk_topo_alloc(unsigned int nr_cpu_ids);
 CIDK_EXPORT void cidk_topo_free(struct cidk_topo *t);
 
 /*
  * cidk_topo_set_online - the online CPUs (copied).  Returns 0 or -EINVAL
- * (width mismatch).
+ * (width mismatch); @t is unchanged on failure.  Not MT-safe against any
+ * other use of @t.
  */
 CIDK_EXPORT int cidk_topo_set_online(struct cidk_topo *t,
 				     const struct cidk_mask *online);
 
 /*
  * cidk_topo_set_mask - CPU @cpu's group at @level is @m (copied); marks
- * the level present.  Returns 0 or -EINVAL (cpu out of range, width).
+ * the level present.  Returns 0 or -EINVAL (cpu out of range, width,
+ * level out of range), or -ENOMEM; @t is unchanged on failure.
+ *
+ * CPUs whose masks are equal share one stored group (as the kernel's
+ * sched_group is shared), so building a level costs one mask compare per
+ * CPU and a group's mask is stored once.  @cpu need not be online yet;
+ * queries and span sanity only look at online CPUs.  Not MT-safe against
+ * any other use of @t.
  */
 CIDK_EXPORT int cidk_topo_set_mask(struct cidk_topo *t,
 				   enum cidk_topo_level level, unsigned int cpu,
@@ -85,6 +100,15 @@ CIDK_EXPORT int cidk_topo_set_mask(struct cidk_topo *t,
  * cidk_topo_from_sysfs - discover this machine from @root ("/sys" or a
  * saved tree holding devices/system/cpu/...).  Returns 0 and *out, or a
  * negative errno with @err naming the missing or garbled file.
+ *
+ * nr_cpu_ids is the last CPU of devices/system/cpu/possible plus one; the
+ * online CPUs come from .../online; each online CPU must have a topology/
+ * folder.  Every mask read is intersected with the online CPUs and must
+ * contain its own CPU.  Which files are read, in which order, and when the
+ * cluster and die levels count as present: docs/topo.md.  Errors: -ENOENT
+ * (a required file is missing), -EINVAL (a file is garbled), -ERANGE (a
+ * CPU beyond possible, or more than CIDK_TOPO_MAX_CPUS), -ENOMEM, or the
+ * errno of a failed read.  *out is untouched on failure.  MT-safe.
  */
 CIDK_EXPORT int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 				     struct cidk_topo_err *err);
@@ -93,8 +117,14 @@ CIDK_EXPORT int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
  * cidk_topo_from_spec - a synthetic machine: a preset name
  * ("epyc-9654-2s", "uv-1920", "power-360", ...; "host" reads /sys) or the
  * grammar of docs/topo.md ("2s96c2t:llc=8").  Returns 0 and *out, or
- * -EINVAL with @err saying what is wrong in the spec.
+ * -EINVAL with @err saying what is wrong in the spec (-ERANGE: more than
+ * CIDK_TOPO_MAX_CPUS CPUs; -ENOMEM; "host": as cidk_topo_from_sysfs()).
+ * MT-safe.
  */
+
+/* The preset names, NULL-terminated, and the spec each one stands for. */
+CIDK_EXPORT const char *const *cidk_topo_presets(void);
+CIDK_EXPORT const char *cidk_topo_preset_spec(const char *name);
 CIDK_EXPORT int cidk_topo_from_spec(const char *spec, struct cidk_topo **out,
 				    struct cidk_topo_err *err);
 
@@ -115,10 +145,26 @@ CIDK_EXPORT const struct cidk_mask *cidk_topo_mask(const struct cidk_topo *t,
 CIDK_EXPORT unsigned int cidk_topo_group_id(const struct cidk_topo *t,
 					    enum cidk_topo_level level,
 					    unsigned int cpu);
+/* Number of distinct groups of online CPUs at @level (0 if absent). */
 CIDK_EXPORT unsigned int cidk_topo_nr_groups(const struct cidk_topo *t,
 					     enum cidk_topo_level level);
 
-/* Distance class between two online CPUs.  MT-safe, O(1) after build. */
+/*
+ * cidk_topo_span_range - the smallest and largest number of online CPUs in
+ * one group at @level, over the groups of online CPUs.  Returns 0, or
+ * -ENOENT (level absent, or no online CPU has a group there; *min and
+ * *max are then 0).  O(groups x words).
+ */
+CIDK_EXPORT int cidk_topo_span_range(const struct cidk_topo *t,
+				     enum cidk_topo_level level,
+				     unsigned int *min, unsigned int *max);
+
+/*
+ * Distance class between two online CPUs: the lowest level present at
+ * which they share a group (die counts as package); CIDK_DIST_REMOTE when
+ * no such level, when either CPU is offline or out of range.  MT-safe,
+ * O(1) after build (one group index per CPU per level).
+ */
 CIDK_EXPORT enum cidk_topo_dist cidk_topo_distance(const struct cidk_topo *t,
 						   unsigned int a,
 						   unsigned int b);
@@ -127,20 +173,32 @@ CIDK_EXPORT enum cidk_topo_dist cidk_topo_distance(const struct cidk_topo *t,
 
 /*
  * cidk_topo_span_sane - at every non-NUMA level present, any two online
- * CPUs' masks are equal or disjoint.  O(N) word operations per level.
- * Returns true, or false with @why (if not NULL) saying where.
+ * CPUs' masks are equal or disjoint, and every online CPU is in its own
+ * mask (a CPU missing from its own mask is reported with cpu_a == cpu_b).
+ * Online CPUs without a mask at a level are skipped there.  Levels are
+ * checked bottom-up; the first failing one is reported, with cpu_a < cpu_b
+ * two online CPUs whose masks overlap without being equal.
+ *
+ * O(N) per level: one pass over the online CPUs with a covered mask and a
+ * seen-ids mask (docs/topo.md), each step touching only the non-zero words
+ * of one group.  If its scratch memory cannot be allocated it falls back to
+ * the pairwise check, so the answer is always right.  MT-safe (read-only).
  */
 CIDK_EXPORT bool cidk_topo_span_sane(const struct cidk_topo *t,
 				     struct cidk_topo_insane *why);
 
-/* The quadratic pairwise reference (tests, benchmarks). */
+/*
+ * The quadratic pairwise reference (tests, benchmarks): same answer and
+ * same level as cidk_topo_span_sane() (the CPUs reported may differ).
+ */
 CIDK_EXPORT bool cidk_topo_span_sane_pairwise(const struct cidk_topo *t,
 					      struct cidk_topo_insane *why);
 
 /*
  * cidk_topo_remove_cpu - take @cpu offline: drop it from the online mask
  * and from every group mask (what the kernel's rebuild does).  Returns 0
- * or -EINVAL.
+ * or -EINVAL (cpu >= nr_cpu_ids).  O(groups + words) per level.  Not
+ * MT-safe against any other use of @t.
  */
 CIDK_EXPORT int cidk_topo_remove_cpu(struct cidk_topo *t, unsigned int cpu);
 

@@ -13,7 +13,8 @@ static int cmp_double(const void *a, const void *b)
 
 void cidk__sort_doubles(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	if (n > 1) /* qsort(NULL, 0) is undefined */
+		qsort(v, n, sizeof(*v), cmp_double);
 }
 
 double cidk__percentile(const double *v, size_t n, double p)

@@ -59,6 +59,9 @@ expect_usage_error "no string" cpulist --nbits 8
 expect_usage_error "two strings" cpulist --nbits 8 1 2
 expect_usage_error "unknown command" frobnicate
 expect_usage_error "unknown bench" bench frobnicate
+expect_usage_error "no command" 
+expect_usage_error "no bench" bench
+expect_usage_error "no scenario" sim
 
 run cpulist --help
 [ $rc -eq 0 ] && echo "$out" | grep -q -- '--nbits'

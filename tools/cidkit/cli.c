@@ -76,7 +76,7 @@ static void list_cmds(FILE *f, const char *prefix, const struct cli_cmd *cmds)
 	fprintf(f, "usage: cidkit %s%sCOMMAND [OPTIONS]\n\ncommands:\n", prefix,
 		*prefix ? " " : "");
 	for (const struct cli_cmd *c = cmds; c->name; c++)
-		fprintf(f, "  %-12s %s\n", c->name, c->summary);
+		fprintf(f, "  %-16s %s\n", c->name, c->summary);
 	fprintf(f, "\n'cidkit %s%sCOMMAND --help' describes one command.\n",
 		prefix, *prefix ? " " : "");
 }
@@ -84,10 +84,9 @@ static void list_cmds(FILE *f, const char *prefix, const struct cli_cmd *cmds)
 int cli_dispatch(const char *prefix, const struct cli_cmd *cmds, int argc,
 		 char **argv)
 {
-	if (argc < 1) {
-		list_cmds(stderr, prefix, cmds);
-		return CLI_EXIT_USAGE;
-	}
+	if (argc < 1)
+		return cli_error("missing command (try 'cidkit %s%s--help')", prefix,
+				 *prefix ? " " : "");
 	if (!strcmp(argv[0], "help") || !strcmp(argv[0], "--help") ||
 	    !strcmp(argv[0], "-h")) {
 		list_cmds(stdout, prefix, cmds);

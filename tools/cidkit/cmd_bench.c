@@ -8,6 +8,9 @@ static const struct cli_cmd benches[] = {
 	{ "pipe", cmd_bench_pipe, "context-switch round trip through two pipes" },
 	{ "burst", cmd_bench_burst, "cache locality of per-CPU/CID areas, one thread at a time" },
 	{ "lease", cmd_bench_lease, "ns per CID lease enter/exit pair, every policy, vs a mutex" },
+	{ "topo", cmd_bench_topo, "span sanity: pairwise vs linear on 1920 and 8192 CPUs" },
+	{ "call", cmd_bench_call, "domain-affine call: direct vs hand-off to this/another CPU" },
+	{ "cat", cmd_bench_cat, "counter reads: open+read+close vs open once + pread" },
 	{ NULL, NULL, NULL },
 };
 

@@ -10,8 +10,12 @@
 
 static const struct cli_cmd commands[] = {
 	{ "cpulist", cmd_cpulist, "convert masks between cpulist and hex" },
-	{ "bench", cmd_bench, "benchmarks on this machine" },
+	{ "topo", cmd_topo, "CPU topology: levels, groups and span sanity" },
 	{ "cid", cmd_cid, "the kernel's cpu_id and mm_cid as threads wake and sleep" },
+	{ "sim", cmd_sim, "the simulator's scenarios" },
+	{ "bench", cmd_bench, "benchmarks on this machine" },
+	{ "cat", cmd_cat, "open once, pread many (drop-in for fastcat)" },
+	{ "resctrl", cmd_resctrl, "sample resctrl memory bandwidth per group and domain" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Span sanity: at each non-NUMA level, the masks of any two online CPUs
+ * are equal or disjoint (and each CPU is in its own mask).
+ *
+ * Linear check (DESIGN.md), per level, CPUs in ascending order, with a
+ * covered mask (the CPUs of every group met so far) and a seen-ids mask
+ * (their group ids; a group's id is its lowest CPU):
+ *   - a mask that intersects nothing covered is a new group: its id must
+ *     not have been seen, and if the id is not the current CPU, the id
+ *     CPU's mask must equal it; then it is added to covered and its id to
+ *     seen (remembering which CPU introduced it);
+ *   - a mask that intersects covered must equal the mask of the group with
+ *     its id, which must have been seen.
+ * Every step touches only the non-zero words of one group, so a level
+ * costs O(N + words) instead of the pairwise check's O(N^2).
+ *
+ * Why it agrees with the pairwise check: if it passes, every mask is either
+ * disjoint from all groups before it or equal to one of them, so any two
+ * are equal or disjoint; if the masks are pairwise equal or disjoint, a
+ * mask meeting covered meets an earlier group, so equals it, and a mask
+ * missing covered has an unseen id (ids lie inside their covered groups).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/topo_internal.h"
+
+static bool level_checked(const struct cidk_topo *t, int l)
+{
+	return l != CIDK_TOPO_NUMA && t->lv[l].present;
+}
+
+static void report(struct cidk_topo_insane *why, int l, unsigned int a,
+		   unsigned int b)
+{
+	if (!why)
+		return;
+	why->level = (enum cidk_topo_level)l;
+	why->cpu_a = a < b ? a : b;
+	why->cpu_b = a < b ? b : a;
+}
+
+/* ---- pairwise ---------------------------------------------------------------- */
+
+static bool level_sane_pairwise(const struct cidk_topo *t, int l,
+				struct cidk_topo_insane *why)
+{
+	const struct cidk_mask *on = t->online;
+	unsigned int i, j;
+
+	cidk_mask_for_each(i, on) {
+		const struct cidk__topo_group *gi = cidk__topo_group_of(t, l, i);
+
+		if (gi && !cidk_mask_test(gi->mask, i)) {
+			report(why, l, i, i);
+			return false;
+		}
+	}
+	cidk_mask_for_each(i, on) {
+		const struct cidk__topo_group *gi = cidk__topo_group_of(t, l, i);
+
+		if (!gi)
+			continue;
+		for (j = i + 1; j < t->nr_cpu_ids; j++) {
+			const struct cidk__topo_group *gj;
+
+			if (!cidk_mask_test(on, j))
+				continue;
+			gj = cidk__topo_group_of(t, l, j);
+			if (!gj || gj == gi || cidk__topo_group_equal(gi, gj))
+				continue;
+			if (cidk__topo_group_intersects(gi, gj)) {
+				report(why, l, i, j);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+bool cidk_topo_span_sane_pairwise(const struct cidk_topo *t,
+				  struct cidk_topo_insane *why)
+{
+	for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++)
+		if (level_checked(t, l) && !level_sane_pairwise(t, l, why))
+			return false;
+	return true;
+}
+
+/* ---- linear ------------------------------------------------------------------ */
+
+struct scratch {
+	unsigned long *covered, *seen; /* nwords each */
+	uint32_t *intro;	       /* id -> CPU that introduced it */
+};
+
+static bool nz_intersects(const struct cidk__topo_group *g,
+			  const unsigned long *words)
+{
+	for (unsigned int k = 0; k < g->nr_nz; k++)
+		if (g->mask->bits[g->nz[k]] & words[g->nz[k]])
+			return true;
+	return false;
+}
+
+/* Failure path only: an online CPU below @c whose group meets @g unequally. */
+static unsigned int witness(const struct cidk_topo *t, int l,
+			    const struct cidk__topo_group *g, unsigned int c)
+{
+	unsigned int d;
+
+	cidk_mask_for_each(d, t->online) {
+		const struct cidk__topo_group *h = cidk__topo_group_of(t, l, d);
+
+		if (d >= c)
+			break;
+		if (h && !cidk__topo_group_equal(h, g) &&
+		    cidk__topo_group_intersects(h, g))
+			return d;
+	}
+	return c;
+}
+
+/* One CPU of the linear pass: true if fine so far. */
+static inline bool linear_step(const struct cidk_topo *t, int l,
+			       struct scratch *s, unsigned int c,
+			       struct cidk_topo_insane *why)
+{
+	const struct cidk__topo_group *g = cidk__topo_group_of(t, l, c), *h;
+	unsigned int id;
+
+	if (!g)
+		return true;
+	if (!cidk_mask_test(g->mask, c)) {
+		report(why, l, c, c);
+		return false;
+	}
+	id = g->first; /* < nr_cpu_ids: the mask holds c */
+	if (!nz_intersects(g, s->covered)) {
+		/* a new group */
+		if (s->seen[cidk__bit_word(id)] & cidk__bit_mask(id)) {
+			report(why, l, s->intro[id], c);
+			return false;
+		}
+		if (id != c && cidk_mask_test(t->online, id) &&
+		    (h = cidk__topo_group_of(t, l, id)) &&
+		    !cidk__topo_group_equal(h, g)) {
+			report(why, l, id, c);
+			return false;
+		}
+		for (unsigned int k = 0; k < g->nr_nz; k++)
+			s->covered[g->nz[k]] |= g->mask->bits[g->nz[k]];
+		s->seen[cidk__bit_word(id)] |= cidk__bit_mask(id);
+		s->intro[id] = c;
+		return true;
+	}
+	/* meets covered: must be the group with its id */
+	if (!(s->seen[cidk__bit_word(id)] & cidk__bit_mask(id))) {
+		report(why, l, witness(t, l, g, c), c);
+		return false;
+	}
+	h = cidk__topo_group_of(t, l, s->intro[id]);
+	if (!cidk__topo_group_equal(h, g)) {
+		report(why, l, s->intro[id], c);
+		return false;
+	}
+	return true;
+}
+
+static bool level_sane_linear(const struct cidk_topo *t, int l,
+			      struct scratch *s, struct cidk_topo_insane *why)
+{
+	unsigned int nwords = t->online->nwords;
+
+	memset(s->covered, 0, nwords * sizeof(unsigned long));
+	memset(s->seen, 0, nwords * sizeof(unsigned long));
+	/* ascending online CPUs, a word at a time */
+	for (unsigned int w = 0; w < nwords; w++) {
+		unsigned long word = t->online->bits[w];
+
+		while (word) {
+			unsigned int c = w * CIDK_BITS_PER_LONG +
+					 (unsigned int)__builtin_ctzl(word);
+
+			word &= word - 1;
+			if (!linear_step(t, l, s, c, why))
+				return false;
+		}
+	}
+	return true;
+}
+
+bool cidk_topo_span_sane(const struct cidk_topo *t,
+			 struct cidk_topo_insane *why)
+{
+	unsigned int nwords = t->online->nwords;
+	struct scratch s;
+	bool sane = true;
+	void *mem;
+
+	mem = malloc(2 * nwords * sizeof(unsigned long) +
+		     t->nr_cpu_ids * sizeof(uint32_t));
+	if (!mem)
+		return cidk_topo_span_sane_pairwise(t, why);
+	s.covered = mem;
+	s.seen = s.covered + nwords;
+	s.intro = (uint32_t *)(s.seen + nwords);
+	for (int l = 0; l < CIDK_TOPO_NR_LEVELS && sane; l++)
+		if (level_checked(t, l))
+			sane = level_sane_linear(t, l, &s, why);
+	free(mem);
+	return sane;
+}

@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Topology discovery from a sysfs tree (the kernel's ABI in
+ * Documentation/ABI/stable/sysfs-devices-system-cpu and the cacheinfo
+ * index files), rooted anywhere so that saved trees can be tested:
+ *
+ *   devices/system/cpu/possible          nr_cpu_ids = last CPU + 1 (required)
+ *   devices/system/cpu/online            online CPUs (required)
+ *   cpuN/topology/ (online CPUs only; offline CPUs have none)
+ *     smt      core_cpus_list, core_cpus, thread_siblings_list, thread_siblings
+ *     cluster  cluster_cpus_list, cluster_cpus                   (optional)
+ *     die      die_cpus_list, die_cpus                           (optional)
+ *     pkg      package_cpus_list, package_cpus, core_siblings_list,
+ *              core_siblings
+ *   cpuN/cache/indexK/{level,type,shared_cpu_list|shared_cpu_map}
+ *     llc      the highest-level Data or Unified cache (Unified wins a tie);
+ *              an index without type or level (the kernel hides unknown
+ *              ones) is skipped
+ *   devices/system/node/nodeM/cpulist (or cpumap)                (optional)
+ *     numa
+ * The first name that exists is read (newer names before the deprecated
+ * ones, *_list before hex); a file that exists but does not parse is an
+ * error, never a fallback.  Hex masks may be NR_CPUS wide (older kernels):
+ * leading all-zero chunks beyond nr_cpu_ids are ignored.  Every mask is intersected with the online CPUs
+ * and must contain its own CPU.  The kernel exposes cluster_cpus and
+ * die_cpus even when the machine has no clusters or dies (x86 reports the
+ * L2 sharers, arm64 the CPU itself), so cluster is present only if some
+ * CPU's cluster differs from its SMT group, and die only if some CPU's die
+ * differs from its package.
+ *
+ * Workload: run once; reads (levels + cache indexes) files per online CPU.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "topo/topo_internal.h"
+
+#define MAX_FILE (4u << 20) /* larger than any real cpulist */
+
+struct reader {
+	const char *root;
+	struct cidk_topo_err *err;
+	unsigned int nr; /* nr_cpu_ids once known */
+	char *buf;
+	size_t cap;
+	char path[PATH_MAX];
+};
+
+/* @a "/" @b into @buf of @size bytes, cut short if too long. */
+static void join(char *buf, size_t size, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > size - 2)
+		la = size - 2;
+	memcpy(buf, a, la);
+	buf[la] = '/';
+	if (lb > size - la - 2)
+		lb = size - la - 2;
+	memcpy(buf + la + 1, b, lb);
+	buf[la + 1 + lb] = '\0';
+}
+
+static const char *full(struct reader *r, const char *rel)
+{
+	join(r->path, sizeof(r->path), r->root, rel);
+	return r->path;
+}
+
+/*
+ * Read @rel into r->buf (NUL-terminated).  Returns 0, -ENOENT (missing: no
+ * message when @optional), or another negative errno with a message.
+ */
+static int read_file(struct reader *r, const char *rel, bool optional)
+{
+	size_t len = 0;
+	int fd, rc = 0;
+
+	fd = open(full(r, rel), O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ENOENT || rc == -ENOTDIR) {
+			if (!optional)
+				cidk__topo_err(r->err, r->path, "missing");
+			return -ENOENT;
+		}
+		cidk__topo_err(r->err, r->path, "%s", strerror(-rc));
+		return rc;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= r->cap) {
+			size_t cap = r->cap ? r->cap * 2 : 4096;
+			char *b;
+
+			if (cap > MAX_FILE) {
+				cidk__topo_err(r->err, r->path,
+					       "larger than %u bytes", MAX_FILE);
+				rc = -EINVAL;
+				break;
+			}
+			if (!(b = realloc(r->buf, cap))) {
+				cidk__topo_err(r->err, r->path, "out of memory");
+				rc = -ENOMEM;
+				break;
+			}
+			r->buf = b;
+			r->cap = cap;
+		}
+		n = read(fd, r->buf + len, r->cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			cidk__topo_err(r->err, r->path, "%s", strerror(-rc));
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (!rc)
+		r->buf[len] = '\0';
+	return rc;
+}
+
+/*
+ * Kernels without CPUMASK_OFFSTACK print hex masks NR_CPUS bits wide
+ * ("00000000,000000ff" on an 8-CPU machine): skip leading all-zero 32-bit
+ * chunks beyond what @nbits needs.  Returns the offset to parse from.
+ */
+static size_t hex_skip_zero_chunks(const char *s, unsigned int nbits)
+{
+	size_t chunks = 1, need = (nbits + 31) / 32, off = 0;
+
+	for (const char *p = s; *p && *p != '\n'; p++)
+		chunks += *p == ',';
+	while (chunks > need) {
+		size_t i = off;
+
+		while (s[i] == '0')
+			i++;
+		if (s[i] != ',')
+			break;
+		off = i + 1;
+		chunks--;
+	}
+	return off;
+}
+
+/* Parse r->buf (just read from r->path) into @m. */
+static int parse_mask(struct reader *r, bool hex, struct cidk_mask *m)
+{
+	size_t pos = 0, skip = hex ? hex_skip_zero_chunks(r->buf, m->nbits) : 0;
+	int rc;
+
+	rc = hex ? cidk_mask_parse_hex(m, r->buf + skip, &pos)
+		 : cidk_mask_parse_list(m, r->buf, &pos);
+	pos += skip;
+	if (rc == -ERANGE)
+		cidk__topo_err(r->err, r->path,
+			       "CPU beyond nr_cpu_ids %u (from possible) at offset %zu",
+			       m->nbits, pos);
+	else if (rc)
+		cidk__topo_err(r->err, r->path, "malformed %s at offset %zu",
+			       hex ? "hex mask" : "cpulist", pos);
+	return rc ? (rc == -ERANGE ? -ERANGE : -EINVAL) : 0;
+}
+
+/*
+ * The first of @names (under @dir) that exists, parsed into @m; names
+ * ending in "list" are cpulists, the others hex masks.  Returns 0,
+ * -ENOENT (none exists: a message naming the first when !@optional), or
+ * an error with a message.
+ */
+static int read_mask_alt(struct reader *r, const char *dir,
+			 const char *const *names, bool optional,
+			 struct cidk_mask *m)
+{
+	char rel[PATH_MAX];
+
+	for (const char *const *n = names; *n; n++) {
+		size_t l = strlen(*n);
+		int rc;
+
+		join(rel, sizeof(rel), dir, *n);
+		rc = read_file(r, rel, true);
+		if (rc == -ENOENT)
+			continue;
+		if (rc)
+			return rc;
+		return parse_mask(r, l < 4 || strcmp(*n + l - 4, "list"), m);
+	}
+	if (!optional) {
+		join(rel, sizeof(rel), dir, names[0]);
+		cidk__topo_err(r->err, full(r, rel), "missing (and no %s)",
+			       names[1] ? names[1] : "fallback");
+	}
+	return -ENOENT;
+}
+
+/* Intersect with online; it must still hold @cpu.  r->path names the file. */
+static int own_mask(struct reader *r, const struct cidk_topo *t,
+		    unsigned int cpu, struct cidk_mask *m)
+{
+	cidk_mask_and(m, m, cidk_topo_online(t));
+	if (!cidk_mask_test(m, cpu)) {
+		cidk__topo_err(r->err, r->path,
+			       "does not contain cpu%u itself", cpu);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A small non-negative decimal number, alone in r->buf. */
+static int parse_uint(struct reader *r, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	if (r->buf[0] < '0' || r->buf[0] > '9')
+		goto bad;
+	v = strtoul(r->buf, &end, 10);
+	if (errno || v > 1000 || (*end && strcmp(end, "\n")))
+		goto bad;
+	*out = (unsigned int)v;
+	return 0;
+bad:
+	cidk__topo_err(r->err, r->path, "not a number");
+	return -EINVAL;
+}
+
+static bool index_name(const char *name, unsigned int *k)
+{
+	const char *p = name + 5;
+
+	if (strncmp(name, "index", 5) || !*p)
+		return false;
+	for (*k = 0; *p; p++) {
+		if (*p < '0' || *p > '9' || *k > 100000)
+			return false;
+		*k = *k * 10 + (unsigned int)(*p - '0');
+	}
+	return true;
+}
+
+/*
+ * The LLC of @cpu into @m: returns 1 found, 0 none (no cache folder, or
+ * only instruction caches), or a negative errno with a message.
+ */
+static int read_llc(struct reader *r, const struct cidk_topo *t,
+		    unsigned int cpu, struct cidk_mask *m)
+{
+	static const char *const shared[] = { "shared_cpu_list",
+					       "shared_cpu_map", NULL };
+	char dir[96], rel[PATH_MAX];
+	unsigned int best = UINT32_MAX, best_level = 0;
+	bool best_unified = false;
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	snprintf(dir, sizeof(dir), "devices/system/cpu/cpu%u/cache", cpu);
+	d = opendir(full(r, dir));
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		unsigned int k, level;
+		bool unified;
+
+		if (!index_name(de->d_name, &k))
+			continue;
+		/* the kernel hides type and level when it does not know them */
+		snprintf(rel, sizeof(rel), "%s/index%u/type", dir, k);
+		if ((rc = read_file(r, rel, true)) == -ENOENT) {
+			rc = 0;
+			continue;
+		}
+		if (rc)
+			break;
+		if (!strcmp(r->buf, "Instruction\n") || !strcmp(r->buf, "Instruction"))
+			continue;
+		unified = !strcmp(r->buf, "Unified\n") || !strcmp(r->buf, "Unified");
+		if (!unified && strcmp(r->buf, "Data\n") && strcmp(r->buf, "Data")) {
+			cidk__topo_err(r->err, r->path,
+				       "unknown cache type (Data, Instruction or Unified)");
+			rc = -EINVAL;
+			break;
+		}
+		snprintf(rel, sizeof(rel), "%s/index%u/level", dir, k);
+		if ((rc = read_file(r, rel, true)) == -ENOENT) {
+			rc = 0;
+			continue;
+		}
+		if (rc || (rc = parse_uint(r, &level)))
+			break;
+		if (best == UINT32_MAX || level > best_level ||
+		    (level == best_level && unified && !best_unified)) {
+			best = k;
+			best_level = level;
+			best_unified = unified;
+		}
+	}
+	closedir(d);
+	if (rc)
+		return rc;
+	if (best == UINT32_MAX)
+		return 0;
+	snprintf(rel, sizeof(rel), "%s/index%u", dir, best);
+	if ((rc = read_mask_alt(r, rel, shared, false, m)) ||
+	    (rc = own_mask(r, t, cpu, m)))
+		return rc;
+	return 1;
+}
+
+/* NUMA: every node's CPUs, nodes in numeric order. */
+static int read_numa(struct reader *r, struct cidk_topo *t, struct cidk_mask *m)
+{
+	static const char *const names[] = { "cpulist", "cpumap", NULL };
+	unsigned int *ids = NULL, nr = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	d = opendir(full(r, "devices/system/node"));
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		const char *p = de->d_name + 4;
+		unsigned int id = 0;
+
+		if (strncmp(de->d_name, "node", 4) || !*p)
+			continue;
+		for (; *p >= '0' && *p <= '9' && id < 1000000; p++)
+			id = id * 10 + (unsigned int)(*p - '0');
+		if (*p)
+			continue;
+		if (nr == cap) {
+			unsigned int *n = realloc(ids, (cap = cap ? cap * 2 : 16) *
+							       sizeof(*ids));
+			if (!n) {
+				rc = -ENOMEM;
+				cidk__topo_err(r->err, r->path, "out of memory");
+				break;
+			}
+			ids = n;
+		}
+		ids[nr++] = id;
+	}
+	closedir(d);
+	/* insertion sort: a handful of nodes */
+	for (unsigned int i = 1; i < nr; i++)
+		for (unsigned int j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+			unsigned int x = ids[j];
+
+			ids[j] = ids[j - 1];
+			ids[j - 1] = x;
+		}
+	for (unsigned int i = 0; i < nr && !rc; i++) {
+		char dir[64];
+		unsigned int cpu;
+
+		snprintf(dir, sizeof(dir), "devices/system/node/node%u", ids[i]);
+		if ((rc = read_mask_alt(r, dir, names, false, m)))
+			break;
+		cidk_mask_and(m, m, cidk_topo_online(t));
+		cidk_mask_for_each(cpu, m)
+			if (!cidk_topo_mask(t, CIDK_TOPO_NUMA, cpu) &&
+			    (rc = cidk_topo_set_mask(t, CIDK_TOPO_NUMA, cpu, m)))
+				break;
+	}
+	free(ids);
+	if (rc == -ENOMEM)
+		cidk__topo_err(r->err, r->path, "out of memory");
+	return rc;
+}
+
+/* Drop @level when every online CPU's mask there equals the one at @same. */
+static void drop_if_same(struct cidk_topo *t, enum cidk_topo_level level,
+			 enum cidk_topo_level same)
+{
+	unsigned int cpu;
+
+	if (!cidk_topo_has_level(t, level))
+		return;
+	cidk_mask_for_each(cpu, cidk_topo_online(t)) {
+		const struct cidk__topo_group *a = cidk__topo_group_of(t, level, cpu);
+		const struct cidk__topo_group *b = cidk__topo_group_of(t, same, cpu);
+
+		if (!a || !b || !cidk__topo_group_equal(a, b))
+			return;
+	}
+	cidk__topo_drop_level(t, level);
+}
+
+static int read_cpu(struct reader *r, struct cidk_topo *t, unsigned int cpu,
+		    struct cidk_mask *m)
+{
+	static const char *const smt[] = { "core_cpus_list", "core_cpus",
+					   "thread_siblings_list",
+					   "thread_siblings", NULL };
+	static const char *const cluster[] = { "cluster_cpus_list",
+					       "cluster_cpus", NULL };
+	static const char *const die[] = { "die_cpus_list", "die_cpus", NULL };
+	static const char *const pkg[] = { "package_cpus_list", "package_cpus",
+					   "core_siblings_list",
+					   "core_siblings", NULL };
+	static const struct {
+		enum cidk_topo_level level;
+		const char *const *names;
+		bool optional;
+	} files[] = {
+		{ CIDK_TOPO_SMT, smt, false },
+		{ CIDK_TOPO_CLUSTER, cluster, true },
+		{ CIDK_TOPO_DIE, die, true },
+		{ CIDK_TOPO_PKG, pkg, false },
+	};
+	char dir[96];
+	int rc;
+
+	snprintf(dir, sizeof(dir), "devices/system/cpu/cpu%u/topology", cpu);
+	for (unsigned int i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		rc = read_mask_alt(r, dir, files[i].names, files[i].optional, m);
+		if (rc == -ENOENT && files[i].optional)
+			continue;
+		if (rc || (rc = own_mask(r, t, cpu, m)))
+			return rc;
+		if ((rc = cidk_topo_set_mask(t, files[i].level, cpu, m)))
+			goto nomem;
+	}
+	rc = read_llc(r, t, cpu, m);
+	if (rc <= 0)
+		return rc;
+	if ((rc = cidk_topo_set_mask(t, CIDK_TOPO_LLC, cpu, m)))
+		goto nomem;
+	return 0;
+nomem:
+	cidk__topo_err(r->err, r->path, "out of memory");
+	return rc;
+}
+
+int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
+			 struct cidk_topo_err *err)
+{
+	struct reader r = { .root = root ? root : "/sys", .err = err };
+	struct cidk_mask *m = NULL;
+	struct cidk_topo *t = NULL;
+	unsigned int nr, cpu;
+	int rc;
+
+	if (!out) {
+		cidk__topo_err(err, "", "no output");
+		return -EINVAL;
+	}
+	/* possible: parse at the largest width, then size everything by it */
+	m = cidk_mask_alloc(CIDK_TOPO_MAX_CPUS);
+	if (!m) {
+		rc = -ENOMEM;
+		cidk__topo_err(err, r.root, "out of memory");
+		goto out;
+	}
+	if ((rc = read_file(&r, "devices/system/cpu/possible", false)))
+		goto out;
+	if ((rc = parse_mask(&r, false, m))) {
+		if (rc == -ERANGE)
+			cidk__topo_err(err, r.path,
+				       "more than %u CPUs", CIDK_TOPO_MAX_CPUS);
+		goto out;
+	}
+	nr = cidk_mask_last(m);
+	if (nr >= CIDK_TOPO_MAX_CPUS) {
+		cidk__topo_err(err, r.path, "no CPU listed");
+		rc = -EINVAL;
+		goto out;
+	}
+	nr++;
+	cidk_mask_free(m);
+	m = cidk_mask_alloc(nr);
+	t = cidk_topo_alloc(nr);
+	if (!m || !t) {
+		rc = -ENOMEM;
+		cidk__topo_err(err, r.root, "out of memory");
+		goto out;
+	}
+	if ((rc = read_file(&r, "devices/system/cpu/online", false)) ||
+	    (rc = parse_mask(&r, false, m)))
+		goto out;
+	if (cidk_mask_empty(m)) {
+		cidk__topo_err(err, r.path, "no CPU online");
+		rc = -EINVAL;
+		goto out;
+	}
+	cidk_topo_set_online(t, m);
+	cidk_mask_for_each(cpu, cidk_topo_online(t))
+		if ((rc = read_cpu(&r, t, cpu, m)))
+			goto out;
+	drop_if_same(t, CIDK_TOPO_CLUSTER, CIDK_TOPO_SMT);
+	drop_if_same(t, CIDK_TOPO_DIE, CIDK_TOPO_PKG);
+	if ((rc = read_numa(&r, t, m)))
+		goto out;
+	*out = t;
+	t = NULL;
+out:
+	cidk_topo_free(t);
+	cidk_mask_free(m);
+	free(r.buf);
+	return rc;
+}

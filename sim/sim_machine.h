@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/machine.h - a simulated machine: a topology plus a cache cost model.
+ *
+ * Every data region (a per-CID or per-CPU area) remembers which CPU last
+ * wrote it and when.  A burst touching it costs, per 64-byte line,
+ *     compute + latency(where the line is) / mlp
+ * where "where the line is" follows from the distance class between the
+ * current CPU and the last writer, and from the age of the write:
+ *
+ *   | last writer            | age <= private_keep  | older                 |
+ *   |------------------------|----------------------|-----------------------|
+ *   | never                  | dram                 | dram                  |
+ *   | same CPU / SMT sibling | l2 (own private)     | l3 (flushed to LLC)   |
+ *   | same cluster / LLC     | c2c_llc (core->core) | l3                    |
+ *   | same package           | c2c_pkg              | c2c_pkg               |
+ *   | other package          | c2c_remote           | c2c_remote            |
+ *
+ * One set of constants per processor family (struct sim_costs), with its
+ * sources in docs/sim.md; the same constants serve every configuration and
+ * policy.  The scan costs of the CID compaction are derived from the same
+ * latencies: visiting a CPU's slot reads one line owned near that CPU, a
+ * release is one atomic RMW on such a line.
+ */
+#ifndef CIDKIT_SIM_MACHINE_H
+#define CIDKIT_SIM_MACHINE_H
+
+#include <stdint.h>
+
+#include <cidkit/topo.h>
+
+#define SIM_LINE_BYTES 64u
+#define SIM_NOBODY UINT32_MAX
+
+struct sim_costs {
+	const char *name;
+	double compute_ns; /* work per line of the burst itself */
+	double l2_ns;	   /* hit in own private cache */
+	double l3_ns;	   /* hit in own LLC */
+	double c2c_llc_ns; /* line owned by another core of the LLC */
+	double c2c_pkg_ns; /* line owned by a core of another LLC, same package */
+	double c2c_remote_ns; /* line owned by a core of the other package */
+	double dram_ns;	   /* never cached */
+	double mlp;	   /* misses in flight during a sequential burst */
+	uint64_t private_keep_ns; /* idle time after which private caches are flushed */
+};
+
+struct sim_machine {
+	struct cidk_topo *topo;
+	const struct sim_costs *costs;
+	unsigned int nr_cpu_ids;
+	double lat[CIDK_DIST_NR]; /* derived: latency per distance class, fresh */
+	double *visit_mean; /* per CPU: mean slot-visit cost, computed on demand */
+};
+
+struct sim_region {
+	uint32_t last_cpu; /* SIM_NOBODY: never written */
+	uint64_t last_time;
+};
+
+/*
+ * sim_machine_init - the machine @spec (a preset or spec string of
+ * cidk_topo_from_spec()) with the cost constants of its processor family.
+ * Returns 0, or a negative errno with @err filled.
+ */
+int sim_machine_init(struct sim_machine *m, const char *spec,
+		     struct cidk_topo_err *err);
+void sim_machine_fini(struct sim_machine *m);
+
+/* The cost constants used for machine spec @spec (never NULL). */
+const struct sim_costs *sim_costs_for(const char *spec);
+
+/*
+ * sim_region_cost - ns for @cpu to touch @lines lines of @r at @now
+ * (without changing @r).
+ */
+double sim_region_cost(const struct sim_machine *m, const struct sim_region *r,
+		       unsigned int cpu, uint64_t now, unsigned int lines);
+
+/* sim_region_write - @cpu wrote @r, finishing at @now. */
+static inline void sim_region_write(struct sim_region *r, unsigned int cpu,
+				    uint64_t now)
+{
+	r->last_cpu = cpu;
+	r->last_time = now;
+}
+
+/* ns for @cpu to get one line last written by @owner. */
+double sim_line_cost(const struct sim_machine *m, unsigned int cpu,
+		     unsigned int owner);
+
+/*
+ * ns for a scan on @cpu to visit CPU @other: two lines @other owns (its
+ * slot, and its runqueue's current task).
+ */
+double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
+			   unsigned int other);
+
+/*
+ * sim_scan_cost - ns for a compaction call on @cpu that visited @visited
+ * CPUs' slots: @visited times the mean slot-visit cost from @cpu over all
+ * online CPUs (the policy reports how many it visited, not which).
+ */
+double sim_scan_cost(struct sim_machine *m, unsigned int cpu,
+		     unsigned int visited);
+
+#endif /* CIDKIT_SIM_MACHINE_H */

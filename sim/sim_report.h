@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/report.h - tables and JSON for the simulator's scenarios.  Writes to
+ * the FILE the command gives it; deterministic (no times, no addresses).
+ */
+#ifndef CIDKIT_SIM_REPORT_H
+#define CIDKIT_SIM_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <cidkit/sim.h>
+
+struct sim_locality_cell {
+	const char *config;
+	unsigned int delay_ms;
+	int policy; /* CIDK_SIM_PER_CPU or a cid policy */
+	struct cidk_sim_locality_result res;
+};
+
+/* "per-cpu" or the CID policy's name. */
+const char *sim_policy_label(int policy);
+
+/*
+ * The published table (AMD EPYC 9654, ns per burst) for a config and delay:
+ * per-cpu, lazy and cache-local; false if the reference has no such row.
+ */
+bool sim_locality_reference(const char *config, unsigned int delay_ms,
+			    double out[3]);
+
+/*
+ * One block per delay, rows = configs, columns = policies (in the order
+ * given), then "lazy/cache-local" when both ran; with @reference, the
+ * published row and the ratio sim/reference under each row.
+ */
+void sim_report_locality_table(FILE *f, const struct sim_locality_cell *cells,
+			       unsigned int ncells, bool reference);
+
+/* A JSON array of {"config","delay_ms","policy","ns_per_burst","max_cid","cid_changes"}. */
+void sim_report_locality_json(FILE *f, const struct sim_locality_cell *cells,
+			      unsigned int ncells, bool reference);
+
+#endif /* CIDKIT_SIM_REPORT_H */

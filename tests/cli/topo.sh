@@ -1,0 +1,180 @@
+#!/bin/sh
+# cidkit topo and cidkit bench topo: the exact contract of issue 3.
+CIDKIT=${1:?usage: topo.sh path/to/cidkit}
+. "$(dirname "$0")/tap.sh"
+data=$(cd "$(dirname "$0")/../data/sysfs" && pwd)
+# broken copies of the trees go to tmpfs when there is one (many small files)
+work=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
+trap 'rm -rf "$tmp" "$work"' EXIT
+
+json_ok() { # the output is one valid JSON object
+	python3 -c 'import json,sys; json.loads(sys.stdin.read())' <"$tmp/out"
+}
+
+# Saved sysfs trees against hand-worked golden JSON (tests/data/sysfs).
+for shape in adl-hybrid old-kernel offline smt8 vm insane-llc; do
+	want=0
+	[ "$shape" = insane-llc ] && want=1
+	run topo --sysfs-root "$data/$shape" --json
+	[ $rc -eq $want ] && [ "$out" = "$(cat "$data/$shape.json")" ] && [ -z "$err" ]
+	ok $? "topo --sysfs-root $shape --json: golden output, exit $want"
+done
+python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    assert list(d) == ["nr_cpus", "online", "levels", "span_sane", "insane_level"], f
+' "$data"/*.json
+ok $? "the golden outputs are valid JSON with the keys of the contract"
+
+run topo --sysfs-root "$data/insane-llc"
+[ $rc -eq 1 ] && echo "$out" | grep -qx 'span: INSANE at llc (cpu 0: 0-3 vs cpu 3: 2-5)'
+ok $? "insane tree: human report names the level and both CPUs, exit 1"
+
+run topo --sysfs-root "$data/adl-hybrid"
+[ $rc -eq 0 ] && echo "$out" | grep -Eq '^cluster +8 +2 +4 +0-1$' &&
+	echo "$out" | grep -Eq '^smt +14 +1 +2 +0-1$' &&
+	echo "$out" | grep -qx 'span: sane'
+ok $? "hybrid tree: one row per level with groups, min/max span, CPU 0's group"
+
+run topo --sysfs-root "$data/offline"
+echo "$out" | grep -q '^online: 0-1,3-4,6-12,14-15 (13 of 16 possible CPUs)$' &&
+	echo "$out" | grep -Eq '^smt +7 +1 +2 +0,8$'
+ok $? "offline CPUs: not online, in no group"
+
+# Presets (expected values from their shapes, by hand).
+run topo --machine epyc-9654-2s --json
+[ $rc -eq 0 ] && [ "$out" = '{"nr_cpus": 384, "online": "0-383", "levels": [{"name": "smt", "nr_groups": 192, "min_span": 2, "max_span": 2}, {"name": "llc", "nr_groups": 24, "min_span": 16, "max_span": 16}, {"name": "pkg", "nr_groups": 2, "min_span": 192, "max_span": 192}, {"name": "numa", "nr_groups": 2, "min_span": 192, "max_span": 192}], "span_sane": true, "insane_level": null}' ]
+ok $? "epyc-9654-2s: 192 cores, 24 LLCs of 16 CPUs, 2 sockets"
+
+run topo --machine epyc-9654-2s
+echo "$out" | grep -Eq '^smt +192 +2 +2 +0,192$' && echo "$out" | grep -Eq '^llc +24 +16 +16 +0-7,192-199$'
+ok $? "epyc-9654-2s: CPU 0's core is 0,192 and its LLC 0-7,192-199"
+
+run topo --machine uv-1920 --json
+[ $rc -eq 0 ] && [ "$out" = '{"nr_cpus": 1920, "online": "0-1919", "levels": [{"name": "smt", "nr_groups": 960, "min_span": 2, "max_span": 2}, {"name": "llc", "nr_groups": 16, "min_span": 120, "max_span": 120}, {"name": "pkg", "nr_groups": 16, "min_span": 120, "max_span": 120}, {"name": "numa", "nr_groups": 16, "min_span": 120, "max_span": 120}], "span_sane": true, "insane_level": null}' ]
+ok $? "uv-1920: 16 sockets x 60 cores x 2 threads"
+
+run topo --machine power-360 --json
+[ $rc -eq 0 ] && [ "$out" = '{"nr_cpus": 720, "online": "0-719", "levels": [{"name": "smt", "nr_groups": 90, "min_span": 8, "max_span": 8}, {"name": "llc", "nr_groups": 90, "min_span": 8, "max_span": 8}, {"name": "pkg", "nr_groups": 2, "min_span": 360, "max_span": 360}, {"name": "numa", "nr_groups": 2, "min_span": 360, "max_span": 360}], "span_sane": true, "insane_level": null}' ]
+ok $? "power-360: 2 sockets x 45 SMT8 cores"
+
+run topo --machine "2s8c2t:llc=4:cluster=2:die=4:numa=2:offline=3,17" --json
+[ $rc -eq 0 ] && json_ok && echo "$out" | grep -q '"nr_cpus": 30,' &&
+	echo "$out" | grep -q '{"name": "die", "nr_groups": 4, "min_span": 6, "max_span": 8}'
+ok $? "a spec with every option"
+
+# This host, both ways.
+run topo
+[ $rc -eq 0 ] && echo "$out" | grep -qx 'span: sane' && echo "$out" | grep -q '^smt '
+ok $? "topo on this host: sane"
+run topo --json
+host_json=$out
+json_ok && echo "$out" | grep -q '"levels": \[{"name": "smt"'
+ok $? "topo --json on this host"
+run topo --machine host --json
+[ "$out" = "$host_json" ]
+ok $? "--machine host is /sys"
+
+# Bad input: one cidkit: line, exit 2; the message names the file.
+expect_file_error() { # expect_file_error WHAT FILE-SUFFIX ARGS...
+	what=$1
+	want=$2
+	shift 2
+	expect_usage_error "$what" "$@"
+	case "$err" in *"$want"*) true ;; *) false ;; esac
+	ok $? "$what: the message names $want"
+}
+broken() { # broken SHAPE: a fresh copy of a saved tree in $work/t
+	rm -rf "$work/t"
+	cp -r "$data/$1" "$work/t"
+}
+
+expect_file_error "no such root" "nowhere/devices/system/cpu/possible" topo --sysfs-root "$tmp/nowhere"
+broken adl-hybrid
+rm "$work/t/devices/system/cpu/online"
+expect_file_error "online missing" "devices/system/cpu/online" topo --sysfs-root "$work/t"
+broken adl-hybrid
+echo "0-3x" >"$work/t/devices/system/cpu/possible"
+expect_file_error "possible garbled" "devices/system/cpu/possible" topo --sysfs-root "$work/t"
+broken adl-hybrid
+echo "0-99999" >"$work/t/devices/system/cpu/possible"
+expect_file_error "absurd possible" "devices/system/cpu/possible" topo --sysfs-root "$work/t"
+broken adl-hybrid
+echo "5-" >"$work/t/devices/system/cpu/cpu7/topology/core_cpus_list"
+expect_file_error "core_cpus_list garbled" "cpu7/topology/core_cpus_list" topo --sysfs-root "$work/t" --json
+broken old-kernel
+rm "$work/t/devices/system/cpu/cpu3/topology/thread_siblings_list"
+echo "zz" >"$work/t/devices/system/cpu/cpu3/topology/thread_siblings"
+expect_file_error "old kernel: hex fallback garbled" "cpu3/topology/thread_siblings" topo --sysfs-root "$work/t"
+broken old-kernel
+rm "$work/t/devices/system/cpu/cpu3/topology/thread_siblings_list"
+echo "00000001,00000088" >"$work/t/devices/system/cpu/cpu3/topology/thread_siblings"
+expect_file_error "NR_CPUS-wide hex with a CPU beyond possible" "cpu3/topology/thread_siblings" topo --sysfs-root "$work/t"
+broken old-kernel
+rm "$work/t/devices/system/cpu/cpu3/topology/thread_siblings_list"
+run topo --sysfs-root "$work/t" --json
+[ $rc -eq 0 ] && [ "$out" = "$(cat "$data/old-kernel.json")" ]
+ok $? "old kernel: NR_CPUS-wide hex thread_siblings (00000000,00000088) read as the fallback"
+broken old-kernel
+rm -r "$work/t/devices/system/cpu/cpu5/topology"
+expect_file_error "online CPU without topology/" "cpu5/topology/core_cpus_list" topo --sysfs-root "$work/t"
+broken smt8
+echo "L3" >"$work/t/devices/system/cpu/cpu9/cache/index3/level"
+expect_file_error "cache level garbled" "cpu9/cache/index3/level" topo --sysfs-root "$work/t"
+broken smt8
+echo "0-40" >"$work/t/devices/system/cpu/cpu9/cache/index3/shared_cpu_list"
+expect_file_error "cache mask beyond possible" "cpu9/cache/index3/shared_cpu_list" topo --sysfs-root "$work/t"
+broken smt8
+echo "1,2,x" >"$work/t/devices/system/node/node8/cpulist"
+expect_file_error "node cpulist garbled" "node/node8/cpulist" topo --sysfs-root "$work/t"
+broken vm
+echo "1" >"$work/t/devices/system/cpu/cpu0/topology/core_cpus_list"
+expect_file_error "a mask without its own CPU" "cpu0/topology/core_cpus_list" topo --sysfs-root "$work/t"
+
+expect_usage_error "unknown preset" topo --machine epyc-9999
+expect_usage_error "malformed spec" topo --machine 2s96x
+expect_usage_error "llc does not divide" topo --machine 2s96c2t:llc=7
+expect_usage_error "unknown spec option" topo --machine 2s96c2t:frob=1
+expect_usage_error "empty spec" topo --machine ""
+expect_usage_error "absurd size" topo --machine 1000s1000c8t
+expect_usage_error "absurd number" topo --machine 99999999999999999999999c
+expect_usage_error "everything offline" topo --machine 4c:offline=0-3
+expect_usage_error "both sources" topo --machine uv-1920 --sysfs-root /sys
+expect_usage_error "empty root" topo --sysfs-root ""
+expect_usage_error "extra argument" topo extra
+expect_usage_error "unknown option" topo --frobnicate
+expect_usage_error "missing option argument" topo --machine
+run topo --machine 2s96c2t:llc=7
+case "$err" in *"llc=7 does not divide 96"*) true ;; *) false ;; esac
+ok $? "the spec error says what is wrong"
+
+run topo --help
+[ $rc -eq 0 ] && echo "$out" | grep -q -- '--sysfs-root' && [ -z "$err" ]
+ok $? "topo --help"
+
+# cidkit bench topo: smoke sizes only.
+run bench topo --machine 2s4c2t --machine 4s4c2t --reps 3 --json
+[ $rc -eq 0 ] && python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+m = d["machines"]
+assert [x["name"] for x in m] == ["2s4c2t", "4s4c2t"]
+assert [x["nr_cpus"] for x in m] == [16, 32]
+for x in m:
+    assert set(x) == {"name", "nr_cpus", "pairwise_ns", "linear_ns", "rebuild_ns"}
+    assert all(x[k] > 0 for k in ("pairwise_ns", "linear_ns", "rebuild_ns"))
+' <"$tmp/out"
+ok $? "bench topo --json: machines with pairwise, linear and rebuild medians"
+run bench topo --machine 2s4c2t --machine 4s4c2t --reps 3
+[ $rc -eq 0 ] && echo "$out" | grep -q '^growth 2s4c2t -> 4s4c2t'
+ok $? "bench topo: table and growth"
+expect_usage_error "bench topo --reps 0" bench topo --reps 0
+expect_usage_error "bench topo bad machine" bench topo --machine 2q
+expect_usage_error "bench topo unknown option" bench topo --frob
+expect_usage_error "bench topo extra argument" bench topo x
+run bench topo --help
+[ $rc -eq 0 ] && echo "$out" | grep -q -- '--machine'
+ok $? "bench topo --help"
+
+done_testing

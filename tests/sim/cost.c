@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cache cost model, per distance class, on the EPYC 9654 preset: each
+ * expectation is computed here from the documented constants, so a change
+ * of the model's rules (not of a constant) shows.
+ */
+#include <math.h>
+
+#include "sim_machine.h"
+#include "tap.h"
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) < 1e-9 * (fabs(a) + fabs(b) + 1);
+}
+
+int main(void)
+{
+	struct sim_machine m;
+	struct cidk_topo_err err;
+	const struct sim_costs *c;
+	struct sim_region r = { SIM_NOBODY, 0 };
+	const unsigned int L = 256; /* 16 kB */
+	const uint64_t ms = 1000000;
+	double per;
+
+	if (sim_machine_init(&m, "epyc-9654-2s", &err)) {
+		ok(0, "machine epyc-9654-2s: %s %s", err.path, err.msg);
+		return done_testing();
+	}
+	c = m.costs;
+	ok(m.nr_cpu_ids == 384, "epyc-9654-2s has 384 CPUs");
+
+	per = c->compute_ns + c->dram_ns / c->mlp;
+	ok(near(sim_region_cost(&m, &r, 0, 0, L), L * per),
+	   "never-written region costs DRAM");
+
+	sim_region_write(&r, 0, 1000);
+	per = c->compute_ns + c->l2_ns / c->mlp;
+	ok(near(sim_region_cost(&m, &r, 0, 1000 + 10 * ms, L), L * per),
+	   "same CPU, fresh: private L2");
+	ok(near(sim_region_cost(&m, &r, 192, 1000 + 10 * ms, L), L * per),
+	   "SMT sibling (CPU 192 of CPU 0), fresh: private L2");
+	per = c->compute_ns + c->l3_ns / c->mlp;
+	ok(near(sim_region_cost(&m, &r, 0, 1000 + 200 * ms, L), L * per),
+	   "same CPU after 200 ms idle: flushed to the LLC");
+
+	per = c->compute_ns + c->c2c_llc_ns / c->mlp;
+	ok(near(sim_region_cost(&m, &r, 5, 1000 + ms, L), L * per),
+	   "same LLC (CPU 5), fresh: core to core");
+	per = c->compute_ns + c->l3_ns / c->mlp;
+	ok(near(sim_region_cost(&m, &r, 5, 1000 + 200 * ms, L), L * per),
+	   "same LLC, old: LLC hit");
+	per = c->compute_ns + c->c2c_pkg_ns / c->mlp;
+	ok(near(sim_region_cost(&m, &r, 8, 1000 + ms, L), L * per) &&
+		   near(sim_region_cost(&m, &r, 8, 1000 + 999 * ms, L), L * per),
+	   "other LLC of the package (CPU 8): cross-CCD, fresh or old");
+	per = c->compute_ns + c->c2c_remote_ns / c->mlp;
+	ok(near(sim_region_cost(&m, &r, 96, 1000 + ms, L), L * per),
+	   "other package (CPU 96): socket to socket");
+
+	ok(c->l2_ns < c->l3_ns && c->l3_ns < c->c2c_llc_ns &&
+		   c->c2c_llc_ns < c->c2c_pkg_ns && c->c2c_pkg_ns < c->c2c_remote_ns,
+	   "latencies grow with distance");
+	ok(near(sim_scan_cost(&m, 0, 10), 10 * sim_scan_cost(&m, 0, 1)) &&
+		   sim_scan_cost(&m, 0, 1) > 2 * m.lat[CIDK_DIST_LLC] &&
+		   near(sim_scan_visit_cost(&m, 0, 96), 2 * c->c2c_remote_ns),
+	   "scan cost is per CPU visited, mostly remote slots");
+	{
+		/* the O(1) mean against the plain O(CPUs) one */
+		unsigned int bad = 0, other;
+
+		for (unsigned int cpu = 0; cpu < m.nr_cpu_ids; cpu += 37) {
+			double sum = 0;
+
+			cidk_mask_for_each(other, cidk_topo_online(m.topo))
+				sum += sim_scan_visit_cost(&m, cpu, other);
+			bad += !near(sim_scan_cost(&m, cpu, 1), sum / m.nr_cpu_ids);
+		}
+		ok(!bad, "mean slot-visit cost from group sizes == plain mean");
+	}
+	sim_machine_fini(&m);
+	return done_testing();
+}

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit cat [--count N] [--cpu C] [--print] [--stats] [--json]
+ *            [--keep-going] FILE...
+ *
+ * Open every file once, pread() each N times at offset 0, close them: the
+ * counter-reading pattern, and a drop-in for the benchmarking tool
+ * fastcat (N from FASTCAT_READ_COUNT when --count is not given).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "util/clock.h"
+#include "util/stats.h"
+
+#define CAT_BUF 4096
+#define CAT_MAX_SAMPLES (1u << 20) /* rounds kept for the median */
+
+static const char usage[] =
+	"usage: cidkit cat [--count N] [--cpu C] [--print] [--stats] [--json]\n"
+	"                  [--keep-going] FILE...\n"
+	"\n"
+	"Open every FILE once, read each N times with pread(fd, buf, 4096, 0),\n"
+	"then close them all: what a counter sampler does, without cat's\n"
+	"open+read+close per value.  A drop-in for fastcat: without --count, N\n"
+	"is the environment variable FASTCAT_READ_COUNT when set (0 = open and\n"
+	"close only, to measure the set-up cost), else 1.  Silent by default.\n"
+	"\n"
+	"  --count N     reads per file (overrides FASTCAT_READ_COUNT)\n"
+	"  --cpu C       bind this thread to CPU C first\n"
+	"  --print       print 'path: value' of each file's last read\n"
+	"  --stats       ns per read: median and min-max over the N rounds\n"
+	"                (a round reads every file once), and the set-up cost\n"
+	"  --json        the statistics (and values with --print) as JSON\n"
+	"  --keep-going  report a file that cannot be opened or read and go on\n"
+	"                (exit status 1 at the end) instead of stopping (2)\n"
+	"\n"
+	"A file that cannot be opened or read is one line 'cidkit: PATH: reason'\n"
+	"and exit status 2.\n";
+
+struct cat_file {
+	const char *path;
+	int fd;
+	ssize_t len; /* of the last read; -1 none */
+	char *buf;
+};
+
+struct cat_opts {
+	uint64_t count;
+	int cpu; /* -1: not bound */
+	bool print, stats, json, keep_going;
+};
+
+static int parse_count(struct cat_opts *o, bool given, const char *arg)
+{
+	const char *env = getenv("FASTCAT_READ_COUNT");
+
+	if (given)
+		return cli_parse_u64("cat: --count", arg, 0, 1000000000,
+				     &o->count);
+	if (env && *env)
+		return cli_parse_u64("cat: FASTCAT_READ_COUNT", env, 0,
+				     1000000000, &o->count);
+	o->count = 1;
+	return 0;
+}
+
+/* Report a failed file; returns whether to go on. */
+static bool file_failed(const struct cat_opts *o, struct cat_file *f, int err,
+			unsigned int *failed)
+{
+	cli_error("%s: %s", f->path, strerror(err));
+	(*failed)++;
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	f->len = -1;
+	return o->keep_going;
+}
+
+static void print_value(FILE *out, const struct cat_file *f, bool json)
+{
+	size_t len = (size_t)f->len;
+	char *v;
+
+	while (len && (f->buf[len - 1] == '\n' || f->buf[len - 1] == '\0'))
+		len--;
+	v = strndup(f->buf, len);
+	if (!v)
+		return;
+	if (json) {
+		fputs("{\"path\": ", out);
+		cli_json_str(out, f->path);
+		fputs(", \"value\": ", out);
+		cli_json_str(out, v);
+		fputs("}", out);
+	} else {
+		fprintf(out, "%s: %s\n", f->path, v);
+	}
+	free(v);
+}
+
+static int report(const struct cat_opts *o, struct cat_file *files,
+		  unsigned int n, unsigned int readable, double *samples,
+		  size_t nsamples, uint64_t open_ns, uint64_t close_ns,
+		  unsigned int failed)
+{
+	struct cidk__summary s = { 0 };
+	bool first = true;
+
+	cidk__summarize(samples, nsamples, &s);
+	if (o->json) {
+		printf("{\"files\": %u, \"readable\": %u, \"count\": %llu, "
+		       "\"reads\": %llu, \"cpu\": ",
+		       n, readable, (unsigned long long)o->count,
+		       (unsigned long long)(o->count * readable));
+		if (o->cpu >= 0)
+			printf("%d", o->cpu);
+		else
+			fputs("null", stdout);
+		printf(", \"open_ns\": %llu, \"close_ns\": %llu, "
+		       "\"read_ns\": {\"median\": %.1f, \"min\": %.1f, "
+		       "\"max\": %.1f, \"rounds\": %zu}, \"failed\": %u",
+		       (unsigned long long)open_ns,
+		       (unsigned long long)close_ns, s.median, s.min, s.max,
+		       nsamples, failed);
+		if (o->print) {
+			fputs(", \"values\": [", stdout);
+			for (unsigned int i = 0; i < n; i++) {
+				if (files[i].len < 0)
+					continue;
+				if (!first)
+					fputs(", ", stdout);
+				first = false;
+				print_value(stdout, &files[i], true);
+			}
+			fputs("]", stdout);
+		}
+		puts("}");
+		return 0;
+	}
+	if (o->print)
+		for (unsigned int i = 0; i < n; i++)
+			if (files[i].len >= 0)
+				print_value(stdout, &files[i], false);
+	if (o->stats) {
+		printf("cat: %u file(s), %llu round(s), %llu read(s)", readable,
+		       (unsigned long long)o->count,
+		       (unsigned long long)(o->count * readable));
+		if (o->cpu >= 0)
+			printf(", bound to CPU %d", o->cpu);
+		printf("\nset-up: open %.1f us (%.2f us/file), close %.1f us\n",
+		       open_ns / 1e3, n ? open_ns / 1e3 / n : 0, close_ns / 1e3);
+		if (nsamples)
+			printf("per read: median %.0f ns, min %.0f - max %.0f ns "
+			       "(over %zu rounds)\n",
+			       s.median, s.min, s.max, nsamples);
+		else
+			printf("per read: no reads (count 0)\n");
+	}
+	return 0;
+}
+
+int cmd_cat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "print", no_argument, NULL, 'p' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "keep-going", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cat_opts o = { .cpu = -1 };
+	const char *count_arg = NULL;
+	struct cat_file *files = NULL;
+	double *samples = NULL;
+	unsigned int n, readable = 0, failed = 0, cpu, every = 1;
+	uint64_t t0, t1, open_ns, close_ns;
+	size_t nsamples = 0;
+	int c, rc = CLI_EXIT_USAGE;
+
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			count_arg = optarg;
+			break;
+		case 'c':
+			if (cli_parse_uint("cat: --cpu", optarg, 0,
+					   CPU_SETSIZE - 1, &cpu))
+				return CLI_EXIT_USAGE;
+			o.cpu = (int)cpu;
+			break;
+		case 'p':
+			o.print = true;
+			break;
+		case 's':
+			o.stats = true;
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case 'k':
+			o.keep_going = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return CLI_EXIT_OK;
+		default:
+			return cli_bad_option("cat", argv, c);
+		}
+	}
+	if (parse_count(&o, count_arg != NULL, count_arg))
+		return CLI_EXIT_USAGE;
+	if (optind == argc)
+		return cli_error("cat: no FILE given (see --help)");
+	n = (unsigned int)(argc - optind);
+	if (o.cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(o.cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			return cli_error("cat: --cpu %d: %s", o.cpu,
+					 strerror(errno));
+	}
+	files = calloc(n, sizeof(*files));
+	if (!files)
+		return cli_error("cat: %s", strerror(ENOMEM));
+	if (o.count > CAT_MAX_SAMPLES)
+		every = (unsigned int)((o.count + CAT_MAX_SAMPLES - 1) /
+				       CAT_MAX_SAMPLES);
+	samples = calloc(o.count / every + 1, sizeof(double));
+	for (unsigned int i = 0; i < n; i++) {
+		files[i].path = argv[optind + i];
+		files[i].fd = -1;
+		files[i].len = -1;
+		files[i].buf = malloc(CAT_BUF);
+		if (!files[i].buf || !samples) {
+			cli_error("cat: %s", strerror(ENOMEM));
+			goto out;
+		}
+	}
+
+	t0 = cidk__now_ns();
+	for (unsigned int i = 0; i < n; i++) {
+		files[i].fd = open(files[i].path, O_RDONLY | O_CLOEXEC);
+		if (files[i].fd < 0 &&
+		    !file_failed(&o, &files[i], errno, &failed))
+			goto out;
+	}
+	t1 = cidk__now_ns();
+	open_ns = t1 - t0;
+
+	for (unsigned int i = 0; i < n; i++)
+		readable += files[i].fd >= 0;
+	for (uint64_t r = 0; r < o.count && readable; r++) {
+		unsigned int reads = 0;
+
+		t0 = cidk__now_ns();
+		for (unsigned int i = 0; i < n; i++) {
+			struct cat_file *f = &files[i];
+
+			if (f->fd < 0)
+				continue;
+			f->len = pread(f->fd, f->buf, CAT_BUF, 0);
+			if (f->len < 0) {
+				if (!file_failed(&o, f, errno, &failed))
+					goto out;
+				continue;
+			}
+			reads++;
+		}
+		t1 = cidk__now_ns();
+		if (reads && r % every == 0)
+			samples[nsamples++] = (double)(t1 - t0) / reads;
+		readable = reads;
+	}
+
+	t0 = cidk__now_ns();
+	for (unsigned int i = 0; i < n; i++)
+		if (files[i].fd >= 0) {
+			close(files[i].fd);
+			files[i].fd = -1;
+		}
+	close_ns = cidk__now_ns() - t0;
+
+	report(&o, files, n, readable, samples, nsamples, open_ns, close_ns,
+	       failed);
+	rc = failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+out:
+	for (unsigned int i = 0; i < n; i++) {
+		if (files[i].fd >= 0)
+			close(files[i].fd);
+		free(files[i].buf);
+	}
+	free(files);
+	free(samples);
+	return rc;
+}

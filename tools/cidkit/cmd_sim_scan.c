@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit sim scan - latency the lazy policies' compaction adds, per call,
+ * full-pass time in batches, compactness; and how the worst case grows
+ * with the CPU count (--scaling).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cidkit/sim.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "sim_args.h"
+
+static const char usage[] =
+	"usage: cidkit sim scan [--machine SPEC] [--workload W ...] [--policy P ...]\n"
+	"           [--batch B ...] [--trigger return-to-user|tick] [--duration-ms D]\n"
+	"           [--seed S] [--scaling] [--json] [--perf]\n"
+	"\n"
+	"Latency the lazy policies' compaction scan adds to the task that runs it\n"
+	"(per call: p50, p99, max), the time to complete a full pass, and how\n"
+	"compact the CIDs stay (largest running CID + 1 over min(nr_cpus_allowed,\n"
+	"nr_users): time average and worst).\n"
+	"\n"
+	"  --machine SPEC    topology preset or spec (default 2s32c2t, 128 CPUs)\n"
+	"  --workload W      periodic (cyclictest-like), messaging (hackbench-like)\n"
+	"                    (default: both)\n"
+	"  --policy P        lazy, lazy-batched, inherit, cache-local, bitmap\n"
+	"                    (default: lazy lazy-batched inherit)\n"
+	"  --batch B         lazy-batched batch sizes (default 8,16,32,64)\n"
+	"  --trigger T       where compaction runs (default tick, as measured in\n"
+	"                    the reference)\n"
+	"  --duration-ms D   simulated time per run (default 300)\n"
+	"  --scaling         instead: worst call latency and full pass of lazy and\n"
+	"                    lazy-batched (B=16) on 64..8192 CPUs (periodic)\n"
+	"  --json            a JSON array of results\n"
+	"  --perf            events and events per second, on stderr\n";
+
+struct row {
+	const char *machine;
+	enum cidk_sim_workload workload;
+	int policy;
+	unsigned int batch;
+	struct cidk_sim_scan_result r;
+};
+
+static const char *const scaling_machines[] = {
+	"1s32c2t", "2s32c2t", "2s64c2t", "4s64c2t",
+	"8s64c2t", "8s128c2t", "16s128c2t", "16s256c2t",
+};
+
+static void print_json(const struct row *rows, unsigned int n)
+{
+	fputc('[', stdout);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct row *x = &rows[i];
+
+		printf("%s\n  {\"machine\": \"%s\", \"nr_cpus\": %u, \"policy\": \"%s\", "
+		       "\"batch\": %u, \"workload\": \"%s\", \"calls\": %llu, "
+		       "\"p50_us\": %.3f, \"p99_us\": %.3f, \"max_us\": %.3f, "
+		       "\"full_pass_ms\": %.4f, \"max_cid\": %u, \"bound\": %u, "
+		       "\"max_cid_avg_ratio\": %.4f, \"max_cid_max_ratio\": %.4f}",
+		       i ? "," : "", x->machine, x->r.nr_cpus,
+		       cidk_cid_policy_name((enum cidk_cid_policy_kind)x->policy),
+		       x->batch, cidk_sim_workload_name(x->workload),
+		       (unsigned long long)x->r.calls, x->r.p50_us, x->r.p99_us,
+		       x->r.max_us, x->r.full_pass_ms, x->r.max_cid, x->r.bound,
+		       x->r.max_cid_avg, x->r.max_cid_max);
+	}
+	fputs("\n]\n", stdout);
+}
+
+static void print_table(const struct row *rows, unsigned int n, bool scaling)
+{
+	printf("\n%-10s %6s %-13s %5s %8s %9s %9s %9s %12s %9s %9s\n",
+	       scaling ? "machine" : "workload", "cpus", "policy", "batch",
+	       "calls", "p50 us", "p99 us", "max us", "full pass ms",
+	       "cid avg", "cid max");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct row *x = &rows[i];
+		char batch[16] = "-";
+
+		if (x->policy == CIDK_CID_LAZY_BATCHED)
+			snprintf(batch, sizeof(batch), "%u", x->batch);
+		printf("%-10s %6u %-13s %5s %8llu %9.2f %9.2f %9.2f %12.3f %8.2fx %8.2fx\n",
+		       scaling ? x->machine : cidk_sim_workload_name(x->workload),
+		       x->r.nr_cpus,
+		       cidk_cid_policy_name((enum cidk_cid_policy_kind)x->policy),
+		       batch, (unsigned long long)x->r.calls, x->r.p50_us,
+		       x->r.p99_us, x->r.max_us, x->r.full_pass_ms,
+		       x->r.max_cid_avg, x->r.max_cid_max);
+	}
+}
+
+int cmd_sim_scan(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "machine", required_argument, NULL, 'm' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "trigger", required_argument, NULL, 't' },
+		{ "duration-ms", required_argument, NULL, 'd' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "scaling", no_argument, NULL, 'S' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "perf", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = "sim scan";
+	struct sim_list wls = { .n = 0 }, pols = { .n = 0 },
+			batches = { .n = 0 };
+	struct cidk_sim_sched_params base;
+	enum cidk_sim_workload wl[SIM_ARGS_MAX];
+	int pol[SIM_ARGS_MAX];
+	unsigned int bat[SIM_ARGS_MAX], nw, np, nb, n = 0, cap;
+	unsigned int duration_ms = 300;
+	bool json = false, scaling = false, perf = false;
+	bool progress = isatty(STDERR_FILENO);
+	struct row *rows;
+	uint64_t events = 0;
+	double host = 0;
+	int c, rc = 0;
+
+	cidk_sim_sched_defaults(&base);
+	base.trigger = CIDK_CID_SCAN_TICK; /* as the reference measured */
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			base.machine = optarg;
+			break;
+		case 'w':
+			rc = sim_list_add(cmd, "--workload", &wls, optarg);
+			break;
+		case 'p':
+			rc = sim_list_add(cmd, "--policy", &pols, optarg);
+			break;
+		case 'b':
+			rc = sim_list_add(cmd, "--batch", &batches, optarg);
+			break;
+		case 't':
+			rc = sim_parse_trigger(cmd, optarg, &base.trigger);
+			break;
+		case 'd':
+			rc = cli_parse_uint("sim scan: --duration-ms", optarg, 1,
+					    3600 * 1000, &duration_ms);
+			break;
+		case 's':
+			rc = cli_parse_u64("sim scan: --seed", optarg, 0,
+					   UINT64_MAX, &base.seed);
+			break;
+		case 'S':
+			scaling = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'P':
+			perf = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return CLI_EXIT_OK;
+		default:
+			return cli_bad_option(cmd, argv, c);
+		}
+		if (rc)
+			return CLI_EXIT_USAGE;
+	}
+	if (optind != argc)
+		return cli_error("%s: unexpected argument '%s'", cmd, argv[optind]);
+	base.duration_ns = (uint64_t)duration_ms * 1000000;
+
+	nw = wls.n;
+	for (unsigned int i = 0; i < nw; i++)
+		if (cidk_sim_workload_parse(wls.item[i], &wl[i]) ||
+		    wl[i] > CIDK_SIM_MESSAGING)
+			return cli_error("%s: unknown workload '%s' (periodic or messaging)",
+					 cmd, wls.item[i]);
+	if (!nw) {
+		wl[nw++] = CIDK_SIM_PERIODIC;
+		if (!scaling)
+			wl[nw++] = CIDK_SIM_MESSAGING;
+	}
+	np = pols.n;
+	for (unsigned int i = 0; i < np; i++)
+		if (sim_parse_policy(cmd, pols.item[i], false, &pol[i]))
+			return CLI_EXIT_USAGE;
+	if (!np) {
+		pol[np++] = CIDK_CID_LAZY;
+		pol[np++] = CIDK_CID_LAZY_BATCHED;
+		if (!scaling)
+			pol[np++] = CIDK_CID_INHERIT;
+	}
+	nb = batches.n;
+	for (unsigned int i = 0; i < nb; i++)
+		if (cli_parse_uint("sim scan: --batch", batches.item[i], 1,
+				   1u << 20, &bat[i]))
+			return CLI_EXIT_USAGE;
+	if (!nb) {
+		static const unsigned int def[] = { 8, 16, 32, 64 };
+
+		for (nb = 0; nb < (scaling ? 1u : 4u); nb++)
+			bat[nb] = scaling ? 16 : def[nb];
+	}
+
+	cap = (scaling ? 8 : 1) * nw * np * nb;
+	rows = calloc(cap, sizeof(*rows));
+	if (!rows)
+		return cli_error("%s: out of memory", cmd);
+	for (unsigned int mi = 0; mi < (scaling ? 8u : 1u) && !rc; mi++)
+		for (unsigned int w = 0; w < nw && !rc; w++)
+			for (unsigned int p = 0; p < np && !rc; p++)
+				for (unsigned int b = 0; b < nb && !rc; b++) {
+					struct cidk_sim_sched_params prm = base;
+					struct cidk_topo_err err;
+					struct row *x;
+
+					if (pol[p] != CIDK_CID_LAZY_BATCHED && b)
+						continue; /* batch only matters there */
+					x = &rows[n];
+					prm.machine = scaling ? scaling_machines[mi]
+							      : base.machine;
+					prm.workload = wl[w];
+					prm.policy = (enum cidk_cid_policy_kind)pol[p];
+					prm.batch = bat[b];
+					x->machine = prm.machine;
+					x->workload = wl[w];
+					x->policy = pol[p];
+					x->batch = bat[b];
+					if (progress)
+						fprintf(stderr, "\r%s: run %u %-10s %-9s %-12s\033[K",
+							cmd, n + 1, prm.machine,
+							cidk_sim_workload_name(wl[w]),
+							cidk_cid_policy_name(prm.policy));
+					rc = cidk_sim_scan(&prm, &x->r, &err);
+					if (rc) {
+						if (progress)
+							fputc('\n', stderr);
+						rc = sim_fail(cmd, rc, &err);
+						break;
+					}
+					events += x->r.events;
+					host += x->r.host_seconds;
+					n++;
+				}
+	if (progress)
+		fputs("\r\033[K", stderr);
+	if (!rc) {
+		if (json) {
+			print_json(rows, n);
+		} else {
+			cli_echo_command(stdout, argc, argv, "sim");
+			printf("%s, compaction on %s, %u ms simulated per run, seed %llu\n",
+			       scaling ? "machines of 64 to 8192 CPUs" : base.machine,
+			       base.trigger == CIDK_CID_SCAN_TICK ? "tick" : "return to user",
+			       duration_ms, (unsigned long long)base.seed);
+			printf("latency per compaction call; cid avg/max: (largest running CID + 1) / min(nr_cpus_allowed, nr_users)\n");
+			print_table(rows, n, scaling);
+		}
+		if (perf)
+			fprintf(stderr, "%s: %llu events in %.3f s of host time: %.1f M events/s\n",
+				cmd, (unsigned long long)events, host,
+				host > 0 ? (double)events / host / 1e6 : 0.0);
+	}
+	free(rows);
+	return rc;
+}

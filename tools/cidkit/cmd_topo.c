@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit topo [--sysfs-root DIR | --machine SPEC] [--json]
+ *
+ * Exit 0: span sane; 1: span insane (the report is still printed);
+ * 2: bad input (one cidkit: line).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cidkit/topo.h>
+
+#include "cli.h"
+#include "cmds.h"
+
+static const char usage[] =
+	"usage: cidkit topo [--sysfs-root DIR | --machine SPEC] [--json]\n"
+	"\n"
+	"Show the CPU topology level by level (smt, cluster, llc, die, pkg,\n"
+	"numa; only the levels the machine has) and check span sanity: at each\n"
+	"non-NUMA level the groups of any two CPUs are equal or disjoint.\n"
+	"Exit status 0 when sane, 1 when not, 2 for bad input.\n"
+	"\n"
+	"  --sysfs-root DIR  read DIR/devices/system/{cpu,node} (default /sys)\n"
+	"  --machine SPEC    a synthetic machine: a preset (epyc-9654-2s,\n"
+	"                    uv-1920, power-360, big-8192, host) or a shape such\n"
+	"                    as 2s96c2t:llc=8 (grammar: docs/topo.md)\n"
+	"  --json            one JSON object instead of the table\n";
+
+static char *list_of(const struct cidk_mask *m)
+{
+	char *s = m ? cidk_mask_list_alloc(m) : strdup("-");
+
+	if (!s) {
+		fputs("cidkit: topo: out of memory\n", stderr);
+		exit(CLI_EXIT_USAGE);
+	}
+	return s;
+}
+
+static void print_json(const struct cidk_topo *t, bool sane,
+		       const struct cidk_topo_insane *why)
+{
+	char *online = list_of(cidk_topo_online(t));
+	bool first = true;
+
+	printf("{\"nr_cpus\": %u, \"online\": ", cidk_topo_nr_online(t));
+	cli_json_str(stdout, online);
+	printf(", \"levels\": [");
+	for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++) {
+		unsigned int lo, hi;
+
+		if (!cidk_topo_has_level(t, l))
+			continue;
+		cidk_topo_span_range(t, l, &lo, &hi);
+		printf("%s{\"name\": \"%s\", \"nr_groups\": %u, \"min_span\": %u, \"max_span\": %u}",
+		       first ? "" : ", ", cidk_topo_level_name(l),
+		       cidk_topo_nr_groups(t, l), lo, hi);
+		first = false;
+	}
+	printf("], \"span_sane\": %s, \"insane_level\": ",
+	       sane ? "true" : "false");
+	if (sane)
+		printf("null}\n");
+	else
+		printf("\"%s\"}\n", cidk_topo_level_name(why->level));
+	free(online);
+}
+
+static void print_table(const struct cidk_topo *t, const char *source,
+			bool sane, const struct cidk_topo_insane *why)
+{
+	unsigned int cpu0 = cidk_mask_first(cidk_topo_online(t));
+	char *online = list_of(cidk_topo_online(t));
+	char head[32];
+
+	printf("%s\n", source);
+	printf("online: %s (%u of %u possible CPUs)\n\n", online,
+	       cidk_topo_nr_online(t), cidk_topo_nr_cpu_ids(t));
+	snprintf(head, sizeof(head), "group of cpu %u", cpu0);
+	printf("%-8s %7s %9s %9s  %s\n", "level", "groups", "min span",
+	       "max span", head);
+	for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++) {
+		unsigned int lo, hi;
+		char *g;
+
+		if (!cidk_topo_has_level(t, l))
+			continue;
+		cidk_topo_span_range(t, l, &lo, &hi);
+		g = list_of(cidk_topo_mask(t, l, cpu0));
+		printf("%-8s %7u %9u %9u  %s\n", cidk_topo_level_name(l),
+		       cidk_topo_nr_groups(t, l), lo, hi, g);
+		free(g);
+	}
+	if (sane) {
+		printf("span: sane\n");
+	} else {
+		char *a = list_of(cidk_topo_mask(t, why->level, why->cpu_a));
+		char *b = list_of(cidk_topo_mask(t, why->level, why->cpu_b));
+
+		printf("span: INSANE at %s (cpu %u: %s vs cpu %u: %s)\n",
+		       cidk_topo_level_name(why->level), why->cpu_a, a,
+		       why->cpu_b, b);
+		free(a);
+		free(b);
+	}
+	free(online);
+}
+
+int cmd_topo(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sysfs-root", required_argument, NULL, 'r' },
+		{ "machine", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *root = NULL, *spec = NULL;
+	struct cidk_topo_insane why = { 0 };
+	struct cidk_topo_err err = { "", "" };
+	struct cidk_topo *t = NULL;
+	char source[PATH_MAX + 32];
+	bool json = false, sane;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			root = optarg;
+			break;
+		case 'm':
+			spec = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return CLI_EXIT_OK;
+		default:
+			return cli_bad_option("topo", argv, c);
+		}
+	}
+	if (optind != argc)
+		return cli_error("topo: unexpected argument '%s'", argv[optind]);
+	if (root && spec)
+		return cli_error("topo: --sysfs-root and --machine exclude each other");
+	if (root && !*root)
+		return cli_error("topo: --sysfs-root: empty directory name");
+
+	if (spec) {
+		const char *real = cidk_topo_preset_spec(spec);
+
+		rc = cidk_topo_from_spec(spec, &t, &err);
+		if (!strcmp(spec, "host"))
+			snprintf(source, sizeof(source), "machine: host (/sys)");
+		else if (real)
+			snprintf(source, sizeof(source), "machine: %s (%s)", spec,
+				 real);
+		else
+			snprintf(source, sizeof(source), "machine: %s", spec);
+	} else {
+		rc = cidk_topo_from_sysfs(root ? root : "/sys", &t, &err);
+		snprintf(source, sizeof(source), "sysfs: %s",
+			 root ? root : "/sys");
+	}
+	if (rc) {
+		char what[48];
+
+		if (!err.msg[0])
+			snprintf(err.msg, sizeof(err.msg), "%s", strerror(-rc));
+		if (spec && strcmp(spec, "host")) {
+			cli_excerpt(spec, what, sizeof(what));
+			return cli_error("topo: --machine '%s': %s", what,
+					 err.msg);
+		}
+		return cli_error("topo: %s: %s", err.path, err.msg);
+	}
+
+	sane = cidk_topo_span_sane(t, &why);
+	if (json)
+		print_json(t, sane, &why);
+	else
+		print_table(t, source, sane, &why);
+	cidk_topo_free(t);
+	return sane ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
