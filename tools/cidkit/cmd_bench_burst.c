@@ -21,7 +21,7 @@
 #define BURST_MAX_DELAY_MS 10000.0
 #define BURST_MIN_BYTES 1u
 #define BURST_MAX_BYTES (16u << 20)
-#define BURST_MAX_SAMPLES 10000000ull  /* rounds x threads, per mode */
+#define BURST_MAX_SAMPLES 1000000ull   /* rounds x threads, per mode */
 #define BURST_MAX_SLEEP_S 3600.0        /* rounds x modes x threads x delay */
 #define BURST_BUDGET_S 40.0             /* what the default rounds aim at */
 #define BURST_DEFAULT_ROUNDS 200u
@@ -101,7 +101,7 @@ out:
 static void progress(void *arg, uint64_t done, uint64_t total)
 {
 	(void)arg;
-	fprintf(stderr, "\rcidkit: bench burst: %llu/%llu bursts",
+	fprintf(stderr, "\rbench burst: %llu/%llu bursts",
 		(unsigned long long)done, (unsigned long long)total);
 	if (done == total)
 		fprintf(stderr, "\r%60s\r", "");
