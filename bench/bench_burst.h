@@ -48,6 +48,8 @@ struct bench_burst_mode {
 
 #define BENCH_BURST_MAX_MODES (2 + CIDK_CID_NR_POLICIES)
 #define BENCH_BURST_NAME_MAX 32
+#define BENCH_BURST_PROBE_TRIPS 5000u
+#define BENCH_BURST_PROBE_NS 200000000ull
 
 /*
  * bench_burst_mode_parse - "cpu", "kernel-cid" or "lease:POLICY" (a name
@@ -106,6 +108,14 @@ struct bench_burst_result {
 	unsigned int lease_capacity;
 	bool have_cycles;
 	uint64_t wall_ns;	    /* the whole run, warm-up included */
+	/*
+	 * Where a shared area's lines come from: one cache line bounced
+	 * between the first two threads' CPUs (spinning, up to
+	 * BENCH_BURST_PROBE_TRIPS round trips or BENCH_BURST_PROBE_NS),
+	 * median ns per round trip, before and after the run; 0 with one
+	 * thread or when the probe could not run.
+	 */
+	double line_rtt_before_ns, line_rtt_after_ns;
 	unsigned int nr_modes;
 	struct bench_burst_mode_result mode[BENCH_BURST_MAX_MODES];
 };

@@ -297,6 +297,108 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The line probe: two threads pinned to the two CPUs pass one cache line
+ * back and forth (a spinning ping-pong on an atomic counter: A moves it to
+ * odd values, B to even ones).  A times batches of PROBE_BATCH round trips;
+ * the result is the median batch mean.  Every wait gives up at the
+ * deadline, so a preempted partner cannot make the other spin forever.
+ */
+#define PROBE_BATCH 50u
+
+struct probe {
+	_Alignas(64) atomic_uint turn;
+	_Alignas(64) atomic_uint ready;
+	unsigned int cpu[2];
+	uint64_t deadline;
+	double *batch;		/* ns per round trip, one per batch */
+	unsigned int batches;	/* completed by A */
+};
+
+static bool probe_wait(atomic_uint *v, unsigned int want, uint64_t deadline)
+{
+	unsigned int n = 0;
+
+	while (atomic_load_explicit(v, memory_order_acquire) != want)
+		if (!(++n & 1023) && cidk__now_ns() > deadline)
+			return false;
+	return true;
+}
+
+static void *probe_side(void *arg, unsigned int side)
+{
+	struct probe *p = arg;
+	unsigned int t = 0;
+
+	if (pin_self(p->cpu[side]))
+		return NULL;
+	atomic_fetch_add(&p->ready, 1);
+	if (!probe_wait(&p->ready, 2, p->deadline))
+		return NULL;
+	for (unsigned int b = 0; b < BENCH_BURST_PROBE_TRIPS / PROBE_BATCH; b++) {
+		uint64_t t0 = cidk__now_ns();
+
+		for (unsigned int i = 0; i < PROBE_BATCH; i++, t += 2) {
+			if (side == 0) {
+				atomic_store_explicit(&p->turn, t + 1,
+						      memory_order_release);
+				if (!probe_wait(&p->turn, t + 2, p->deadline))
+					return NULL;
+			} else {
+				if (!probe_wait(&p->turn, t + 1, p->deadline))
+					return NULL;
+				atomic_store_explicit(&p->turn, t + 2,
+						      memory_order_release);
+			}
+		}
+		if (side == 0) {
+			p->batch[b] = (double)(cidk__now_ns() - t0) / PROBE_BATCH;
+			p->batches = b + 1;
+		}
+	}
+	return NULL;
+}
+
+static void *probe_a(void *arg)
+{
+	return probe_side(arg, 0);
+}
+
+static void *probe_b(void *arg)
+{
+	return probe_side(arg, 1);
+}
+
+/* Median ns per round trip between @cpu_a and @cpu_b, or 0. */
+static double line_probe(unsigned int cpu_a, unsigned int cpu_b)
+{
+	struct probe p = { .cpu = { cpu_a, cpu_b } };
+	struct cidk__summary s;
+	pthread_t ta, tb;
+	double med = 0;
+
+	p.batch = calloc(BENCH_BURST_PROBE_TRIPS / PROBE_BATCH, sizeof(double));
+	if (!p.batch)
+		return 0;
+	atomic_init(&p.turn, 0);
+	atomic_init(&p.ready, 0);
+	p.deadline = cidk__now_ns() + BENCH_BURST_PROBE_NS;
+	if (pthread_create(&tb, NULL, probe_b, &p))
+		goto out;
+	if (!pthread_create(&ta, NULL, probe_a, &p))
+		pthread_join(ta, NULL);
+	else
+		p.deadline = 0; /* B gives up */
+	pthread_join(tb, NULL);
+	if (p.batches) {
+		cidk__summarize(p.batch, p.batches, &s);
+		med = s.median;
+	}
+out:
+	free(p.batch);
+	return med;
+}
+
 /* The step list: a warm-up round, then the recorded rounds. */
 static int make_schedule(struct burst_run *b)
 {
@@ -575,6 +677,9 @@ int bench_burst_run(const struct bench_burst_config *cfg,
 	for (i = 0; i < b.nr_threads; i++)
 		sem_init(&b.w[i].go, 0, 0);
 
+	if (b.nr_threads >= 2)
+		res->line_rtt_before_ns = line_probe(res->thread_cpu[0],
+						     res->thread_cpu[1]);
 	t0 = cidk__now_ns();
 	for (i = 0; i < b.nr_threads; i++) {
 		rc = -pthread_create(&b.w[i].tid, NULL, worker_main, &b.w[i]);
@@ -597,6 +702,9 @@ int bench_burst_run(const struct bench_burst_config *cfg,
 	for (i = 0; i < started; i++)
 		pthread_join(b.w[i].tid, NULL);
 	res->wall_ns = cidk__now_ns() - t0;
+	if (!rc && b.nr_threads >= 2)
+		res->line_rtt_after_ns = line_probe(res->thread_cpu[0],
+						    res->thread_cpu[1]);
 	for (i = 0; i < b.nr_threads; i++)
 		sem_destroy(&b.w[i].go);
 	if (!rc)

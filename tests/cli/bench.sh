@@ -28,6 +28,7 @@ d = json.load(sys.stdin)
 n = int(sys.argv[1])
 assert d["threads"] == n and d["rounds"] == 3 and d["bytes"] == 4096, d
 assert d["seed"] == 9 and d["delay_ms"] == 0.2
+assert d["line_rtt_before_ns"] >= 0 and d["line_rtt_after_ns"] >= 0
 names = [m["mode"] for m in d["modes"]]
 assert names == ["cpu", "kernel-cid", "lease:bitmap", "lease:lazy",
                  "lease:lazy-batched", "lease:cache-local", "lease:inherit"], names

@@ -146,10 +146,12 @@ static void print_json(const struct bench_burst_result *r,
 	print_mask(cpus, true, 0);
 	printf(", \"rounds\": %u, \"delay_ms\": %g, \"bytes\": %zu, "
 	       "\"seed\": %llu, \"pool_cids\": %u, \"wall_s\": %.2f,\n"
+	       " \"line_rtt_before_ns\": %.0f, \"line_rtt_after_ns\": %.0f,\n"
 	       " \"modes\": [",
 	       r->rounds, (double)r->delay_ns / 1e6, r->bytes,
 	       (unsigned long long)r->seed, r->pool_cids,
-	       (double)r->wall_ns / 1e9);
+	       (double)r->wall_ns / 1e9, r->line_rtt_before_ns,
+	       r->line_rtt_after_ns);
 	for (unsigned int m = 0; m < r->nr_modes; m++) {
 		const struct bench_burst_mode_result *mr = &r->mode[m];
 		char name[BENCH_BURST_NAME_MAX];
@@ -204,8 +206,14 @@ static void print_human(const struct bench_burst_result *r,
 	       "delay %g ms; seed %llu\n",
 	       r->bytes, r->rounds, (double)r->delay_ns / 1e6,
 	       (unsigned long long)r->seed);
-	printf("kernel %s; %.1f s in all\n\n", kernel_release(),
+	printf("kernel %s; %.1f s in all\n", kernel_release(),
 	       (double)r->wall_ns / 1e9);
+	if (r->nr_threads >= 2)
+		printf("one cache line between CPUs %u and %u: %.0f ns per round "
+		       "trip before the run, %.0f after (0: no result)\n",
+		       r->thread_cpu[0], r->thread_cpu[1], r->line_rtt_before_ns,
+		       r->line_rtt_after_ns);
+	printf("\n");
 	printf("%-18s %6s %9s %15s %5s %6s %7s %-6s %3s %5s %7s  %s\n", "mode",
 	       "bursts", "median ns", "min-max ns", "ratio", "hot ns",
 	       r->have_cycles ? "cycles" : "", "CIDs", "max", "bound",
