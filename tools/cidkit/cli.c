@@ -102,6 +102,11 @@ int cli_dispatch(const char *prefix, const struct cli_cmd *cmds, int argc,
 			 *prefix ? " " : "");
 }
 
+int cli_extra_arg(const char *cmd, const char *arg)
+{
+	return cli_error("%s: unexpected argument '%s' (see --help)", cmd, arg);
+}
+
 void cli_getopt_reset(void)
 {
 	optind = 0; /* glibc: full re-initialisation */

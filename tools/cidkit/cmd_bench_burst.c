@@ -346,8 +346,7 @@ static int parse_args(int argc, char **argv, struct opts *o,
 		}
 	}
 	if (optind != argc)
-		return cli_error("bench burst: unexpected argument '%s' (see --help)",
-				 argv[optind]);
+		return cli_extra_arg("bench burst", argv[optind]);
 	return 0;
 }
 

@@ -64,8 +64,7 @@ int cmd_bench_call(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return cli_error("bench call: unexpected argument '%s'",
-				 argv[optind]);
+		return cli_extra_arg("bench call", argv[optind]);
 	rc = bench_call_run(calls, reps, &r);
 	if (rc)
 		return cli_error("bench call: %s", strerror(-rc));

@@ -62,8 +62,7 @@ int cmd_bench_cat(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return cli_error("bench cat: unexpected argument '%s'",
-				 argv[optind]);
+		return cli_extra_arg("bench cat", argv[optind]);
 	rc = bench_cat_run(reps, tmp_files, &r);
 	if (rc)
 		return cli_error("bench cat: %s", strerror(-rc));

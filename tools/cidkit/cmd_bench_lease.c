@@ -84,8 +84,7 @@ int cmd_bench_lease(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return cli_error("bench lease: unexpected argument '%s'",
-				 argv[optind]);
+		return cli_extra_arg("bench lease", argv[optind]);
 
 	rc = bench_lease_run(threads, iters, reps, &rows, &nrows);
 	if (rc)

@@ -64,8 +64,7 @@ int cmd_bench_mask(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return cli_error("bench mask: unexpected argument '%s'",
-				 argv[optind]);
+		return cli_extra_arg("bench mask", argv[optind]);
 
 	rc = bench_mask_run(bits, reps, &r);
 	if (rc)

@@ -154,8 +154,7 @@ int cmd_bench_pipe(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return cli_error("bench pipe: unexpected argument '%s' (see --help)",
-				 argv[optind]);
+		return cli_extra_arg("bench pipe", argv[optind]);
 	if ((unsigned long long)cfg.loops * cfg.runs * BENCH_PIPE_NR >
 	    PIPE_MAX_TOTAL)
 		return cli_error("bench pipe: --loops %u x --runs %u is too many "

@@ -69,8 +69,7 @@ int cmd_bench_topo(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return cli_error("bench topo: unexpected argument '%s'",
-				 argv[optind]);
+		return cli_extra_arg("bench topo", argv[optind]);
 	if (!nr_specs)
 		nr_specs = 2;
 

@@ -283,8 +283,7 @@ int cmd_cid(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return cli_error("cid: unexpected argument '%s' (see --help)",
-				 argv[optind]);
+		return cli_extra_arg("cid", argv[optind]);
 	if (online < 1)
 		online = 1;
 	if (conf < online)

@@ -298,8 +298,7 @@ int cmd_resctrl(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return cli_error("resctrl: unexpected argument '%s'",
-				 argv[optind]);
+		return cli_extra_arg("resctrl", argv[optind]);
 
 	ret = cidk_resctrl_open(&o, &rc, &err);
 	if (ret) {

@@ -104,7 +104,7 @@ int cmd_sim_compaction(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 	}
 	if (optind != argc)
-		return cli_error("%s: unexpected argument '%s'", cmd, argv[optind]);
+		return cli_extra_arg(cmd, argv[optind]);
 	if (!machines.n)
 		for (unsigned int i = 0; i < 8; i++)
 			machines.item[machines.n++] = (char *)default_machines[i];

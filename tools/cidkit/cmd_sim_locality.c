@@ -126,8 +126,7 @@ int cmd_sim_locality(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 	}
 	if (optind != argc)
-		return cli_error("sim locality: unexpected argument '%s'",
-				 argv[optind]);
+		return cli_extra_arg("sim locality", argv[optind]);
 
 	if (!configs.n)
 		for (const char *const *n = cidk_sim_locality_configs; *n; n++)

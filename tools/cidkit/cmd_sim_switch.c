@@ -95,7 +95,7 @@ int cmd_sim_switch(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 	}
 	if (optind != argc)
-		return cli_error("%s: unexpected argument '%s'", cmd, argv[optind]);
+		return cli_extra_arg(cmd, argv[optind]);
 	base.duration_ns = (uint64_t)duration_ms * 1000000;
 	ncpus = cpul.n;
 	for (unsigned int i = 0; i < ncpus; i++)

@@ -145,7 +145,7 @@ int cmd_topo(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return cli_error("topo: unexpected argument '%s'", argv[optind]);
+		return cli_extra_arg("topo", argv[optind]);
 	if (root && spec)
 		return cli_error("topo: --sysfs-root and --machine exclude each other");
 	if (root && !*root)
