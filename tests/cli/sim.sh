@@ -73,6 +73,8 @@ expect_usage_error "bad bound" sim compaction-test --bound-ms 0
 expect_usage_error "too few CPUs" sim switch --cpus 1
 expect_usage_error "more CPUs than the machine" sim switch --machine 1s4c1t --cpus 8
 expect_usage_error "stray argument" sim switch extra
+expect_usage_error "an hour of simulated messaging" sim scan --duration-ms 3600000
+expect_usage_error "absurd switch duration" sim switch --duration-ms 999999999
 
 for s in locality scan compaction-test switch; do
 	run sim $s --help

@@ -85,7 +85,7 @@ int cmd_sim_compaction(int argc, char **argv)
 			break;
 		case 'B':
 			rc = cli_parse_uint("sim compaction-test: --bound-ms",
-					    optarg, 1, 3600 * 1000, &bound_ms);
+					    optarg, 1, 600 * 1000, &bound_ms);
 			break;
 		case 's':
 			rc = cli_parse_u64("sim compaction-test: --seed", optarg,

@@ -31,7 +31,7 @@ static const char usage[] =
 	"  --threads        part 1 with one mm for every task (default: each side\n"
 	"                   of a pair is its own process, as netperf/netserver)\n"
 	"  --policy P       policies for part 2 (default: all five)\n"
-	"  --duration-ms D  simulated time per run (default 10)\n"
+	"  --duration-ms D  simulated time per run, at most 60000 (default 10)\n"
 	"  --json           one JSON object {\"mask\": [...], \"cid\": [...]}\n";
 
 int cmd_sim_switch(int argc, char **argv)
@@ -76,7 +76,7 @@ int cmd_sim_switch(int argc, char **argv)
 			break;
 		case 'd':
 			rc = cli_parse_uint("sim switch: --duration-ms", optarg, 1,
-					    3600 * 1000, &duration_ms);
+					    60 * 1000, &duration_ms);
 			break;
 		case 's':
 			rc = cli_parse_u64("sim switch: --seed", optarg, 0,
