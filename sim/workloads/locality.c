@@ -56,7 +56,6 @@ struct run {
 	unsigned int cur_area;
 	struct cidk__prng rng;
 	double cost_sum;
-	bool mm_is_per_cpu;
 	int err;
 };
 
@@ -128,7 +127,7 @@ static uint64_t burst_run(struct sim_sched *ss, struct sim_task *t, uint64_t now
 {
 	struct run *s = ss->ctx;
 	struct thread *th = &s->th[s->order[s->pos]];
-	unsigned int area = s->mm_is_per_cpu ? t->cpu : t->cid.cid;
+	unsigned int area = s->p->policy == CIDK_SIM_PER_CPU ? t->cpu : t->cid.cid;
 	double cost;
 
 	if (area >= s->m.nr_cpu_ids) {
@@ -146,7 +145,7 @@ static uint64_t burst_run(struct sim_sched *ss, struct sim_task *t, uint64_t now
 			s->r->max_cid = area;
 		if (th->last_area != UINT32_MAX && th->last_area != area)
 			s->r->cid_changes++;
-		if (!s->mm_is_per_cpu && area >= cidk_cid_max_cids(s->mm->cid))
+		if (s->p->policy != CIDK_SIM_PER_CPU && area >= cidk_cid_max_cids(s->mm->cid))
 			s->r->bound_violations++;
 	}
 	th->last_area = area;
@@ -253,8 +252,6 @@ static int setup(struct run *s, struct cidk_topo_err *err)
 		}
 	}
 	cidk__prng_shuffle(&s->rng, s->order, s->nth);
-	if (p->policy == CIDK_SIM_PER_CPU)
-		s->mm_is_per_cpu = true;
 out:
 	free(cpus);
 	cidk_mask_free(allowed);
@@ -302,7 +299,7 @@ int cidk_sim_locality(const struct cidk_sim_locality_params *p,
 		goto out;
 	r->ns_per_burst = r->bursts ? s.cost_sum / (double)r->bursts : 0;
 	r->events = s.s.e.processed;
-	if (!s.mm_is_per_cpu)
+	if (p->policy != CIDK_SIM_PER_CPU)
 		cidk_cid_stats(s.mm->cid, &r->stats);
 out:
 	teardown(&s);
