@@ -66,63 +66,15 @@ find(const struct sim_locality_cell *c, unsigned int n, const char *config,
 	return NULL;
 }
 
-/* Distinct values in first-seen order. */
-static unsigned int distinct_delays(const struct sim_locality_cell *c,
-				    unsigned int n, unsigned int *out)
-{
-	unsigned int k = 0;
-
-	for (unsigned int i = 0; i < n; i++) {
-		unsigned int j = 0;
-
-		while (j < k && out[j] != c[i].delay_ms)
-			j++;
-		if (j == k)
-			out[k++] = c[i].delay_ms;
-	}
-	return k;
-}
-
-static unsigned int distinct_configs(const struct sim_locality_cell *c,
-				     unsigned int n, const char **out)
-{
-	unsigned int k = 0;
-
-	for (unsigned int i = 0; i < n; i++) {
-		unsigned int j = 0;
-
-		while (j < k && strcmp(out[j], c[i].config))
-			j++;
-		if (j == k)
-			out[k++] = c[i].config;
-	}
-	return k;
-}
-
-static unsigned int distinct_policies(const struct sim_locality_cell *c,
-				      unsigned int n, int *out)
-{
-	unsigned int k = 0;
-
-	for (unsigned int i = 0; i < n; i++) {
-		unsigned int j = 0;
-
-		while (j < k && out[j] != c[i].policy)
-			j++;
-		if (j == k)
-			out[k++] = c[i].policy;
-	}
-	return k;
-}
-
 void sim_report_locality_table(FILE *f, const struct sim_locality_cell *cells,
-			       unsigned int ncells, bool reference)
+			       unsigned int ncells,
+			       const struct sim_locality_axes *ax,
+			       bool reference)
 {
-	unsigned int delays[64], nd = distinct_delays(cells, ncells, delays);
-	const char *configs[64];
-	unsigned int nc = distinct_configs(cells, ncells, configs);
-	int pol[16];
-	unsigned int np = distinct_policies(cells, ncells, pol);
+	const unsigned int *delays = ax->delays_ms, nd = ax->ndelays;
+	char *const *configs = ax->configs;
+	const unsigned int nc = ax->nconfigs, np = ax->npolicies;
+	const int *pol = ax->policies;
 	bool has_lazy = false, has_cl = false, speedup;
 
 	for (unsigned int p = 0; p < np; p++) {

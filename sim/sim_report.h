@@ -28,13 +28,25 @@ const char *sim_policy_label(int policy);
 bool sim_locality_reference(const char *config, unsigned int delay_ms,
 			    double out[3]);
 
+/* What the table's blocks, rows and columns are, in the order to print. */
+struct sim_locality_axes {
+	const unsigned int *delays_ms;
+	unsigned int ndelays;
+	char *const *configs;
+	unsigned int nconfigs;
+	const int *policies;
+	unsigned int npolicies;
+};
+
 /*
- * One block per delay, rows = configs, columns = policies (in the order
- * given), then "lazy/cache-local" when both ran; with @reference, the
- * published row and the ratio sim/reference under each row.
+ * One block per delay, rows = configs, columns = policies, then
+ * "lazy/cache-local" when both ran; with @reference, the published row and
+ * the ratio sim/reference under each row.
  */
 void sim_report_locality_table(FILE *f, const struct sim_locality_cell *cells,
-			       unsigned int ncells, bool reference);
+			       unsigned int ncells,
+			       const struct sim_locality_axes *ax,
+			       bool reference);
 
 /* A JSON array of {"config","delay_ms","policy","ns_per_burst","max_cid","cid_changes"}. */
 void sim_report_locality_json(FILE *f, const struct sim_locality_cell *cells,

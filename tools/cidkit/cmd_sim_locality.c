@@ -210,7 +210,11 @@ int cmd_sim_locality(int argc, char **argv)
 		printf("machine %s, %u rounds (the first warms up), seed %llu, compaction on %s\n",
 		       base.machine, base.rounds, (unsigned long long)base.seed,
 		       base.trigger == CIDK_CID_SCAN_TICK ? "tick" : "return to user");
-		sim_report_locality_table(stdout, cells, ncells, reference);
+		struct sim_locality_axes ax = {
+			delay_ms, delays.n, configs.item, configs.n, pol, policies.n,
+		};
+
+		sim_report_locality_table(stdout, cells, ncells, &ax, reference);
 	}
 	if (perf)
 		fprintf(stderr, "sim locality: %llu events in %.3f s of host time: %.1f M events/s\n",
