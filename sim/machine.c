@@ -145,3 +145,15 @@ double sim_scan_cost(struct sim_machine *m, unsigned int cpu,
 	}
 	return visited * m->visit_mean[cpu];
 }
+
+double sim_scan_range_cost(const struct sim_machine *m, unsigned int cpu,
+			   unsigned int first, unsigned int count)
+{
+	const struct cidk_mask *online = cidk_topo_online(m->topo);
+	double ns = 0;
+
+	for (unsigned int c = first; c < first + count && c < m->nr_cpu_ids; c++)
+		ns += cidk_mask_test(online, c) ? sim_scan_visit_cost(m, cpu, c)
+						: 2 * m->costs->l3_ns;
+	return ns;
+}

@@ -220,14 +220,16 @@ static int push(struct sim_sched *s, double **v, uint64_t *n, uint64_t *cap,
 
 /*
  * A compaction call on @cpu visited @visited CPUs at @now: record its
- * latency, and the passes it completed (a pass visits every possible CPU;
- * the batched policy resumes where it stopped, so passes are counted from
- * the total visited).
+ * latency, and the passes it completed.  A pass visits every possible CPU
+ * in order and the batched policy resumes where it stopped, so the CPUs
+ * this call visited are the next @visited after the mm's running total:
+ * each is priced by its own distance from @cpu.
  */
 static double record_scan(struct sim_sched *s, struct sim_mm *mm,
 			  unsigned int cpu, unsigned int visited, uint64_t now)
 {
 	struct sim_sched_stats *st = &s->st;
+	unsigned int first = (unsigned int)(mm->visited_total % s->nr_cpus);
 	uint64_t released;
 	double ns;
 
@@ -235,16 +237,17 @@ static double record_scan(struct sim_sched *s, struct sim_mm *mm,
 		return 0;
 	released = cidk_cid_releases(mm->cid) - mm->releases_seen;
 	mm->releases_seen += released;
-	/* a release: two RMWs on remote lines = one visit's two lines */
-	ns = sim_scan_cost(s->m, cpu, visited + (unsigned int)released);
+	/* a release: two RMWs on remote lines, priced as a mean visit */
+	ns = sim_scan_range_cost(s->m, cpu, first, visited) +
+	     sim_scan_cost(s->m, cpu, (unsigned int)released);
 	if (push(s, &st->scan_ns, &st->scan_calls, &st->scan_cap, ns))
 		return ns;
-	if (st->visited_total % s->nr_cpus == 0)
-		st->pass_start = now;
-	st->visited_total += visited;
-	if (st->visited_total % s->nr_cpus == 0 || visited >= s->nr_cpus)
+	if (first == 0)
+		mm->pass_start = now;
+	mm->visited_total += visited;
+	if (mm->visited_total % s->nr_cpus == 0)
 		push(s, &st->pass_ns, &st->passes, &st->pass_cap,
-		     (double)(now - st->pass_start) + ns);
+		     (double)(now - mm->pass_start) + ns);
 	return ns;
 }
 

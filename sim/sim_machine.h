@@ -104,4 +104,13 @@ double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
 double sim_scan_cost(struct sim_machine *m, unsigned int cpu,
 		     unsigned int visited);
 
+/*
+ * sim_scan_range_cost - ns for a scan on @cpu to visit CPUs @first ..
+ * @first + @count - 1 (possible CPUs in order, as the compaction pass
+ * walks them): each online one by its distance, an offline one as a hit
+ * in the scanner's LLC (its slot is memory no core writes).
+ */
+double sim_scan_range_cost(const struct sim_machine *m, unsigned int cpu,
+			   unsigned int first, unsigned int count);
+
 #endif /* CIDKIT_SIM_MACHINE_H */

@@ -24,8 +24,8 @@
  *   end:      the workload decides; a sleeping task's CPU switches to the
  *             next queued task (possibly of the same mm: a hand-over) or
  *             to idle.
- * Costs: a compaction call costs the machine's mean slot visit per CPU it
- * visited (sim_scan_cost) plus, per CID it released (or marked for a
+ * Costs: a compaction call costs the slot visits of the CPUs it visited,
+ * each by its distance (sim_scan_range_cost), plus, per CID it released (or marked for a
  * deferred release), two atomic RMWs on lines owned elsewhere (the slot and
  * the CID bitmap word), priced at the same mean visit cost; mm-mask
  * updates cost an atomic each plus a line transfer when another CPU wrote
@@ -55,6 +55,8 @@ struct sim_mm {
 	unsigned int nr_running;
 	unsigned int nr_tasks;	 /* tasks created in it */
 	uint64_t releases_seen;	 /* compaction releases already costed */
+	uint64_t visited_total;	 /* CPUs its compaction visited, in all */
+	uint64_t pass_start;	 /* time of the current pass's first call */
 };
 
 enum sim_task_state { SIM_SLEEPING, SIM_QUEUED, SIM_RUNNING };
@@ -103,8 +105,6 @@ struct sim_sched_stats {
 	uint64_t scan_cap;
 	double *pass_ns;	      /* each full pass: first call to last call's end */
 	uint64_t passes, pass_cap;
-	uint64_t visited_total;
-	uint64_t pass_start;	      /* time of the current pass's first call */
 	double cid_time_sum;	      /* time-integral of the largest CID + 1 */
 	uint64_t cid_time;
 	unsigned int max_cid_seen;    /* largest CID held by a running task */
