@@ -78,6 +78,15 @@ int main(void)
 			bad += !near(sim_scan_cost(&m, cpu, 1), sum / m.nr_cpu_ids);
 		}
 		ok(!bad, "mean slot-visit cost from group sizes == plain mean");
+		ok(near(sim_scan_range_cost(&m, 5, 0, m.nr_cpu_ids),
+			sim_scan_cost(&m, 5, m.nr_cpu_ids)),
+		   "a whole pass priced CPU by CPU == nr_cpus mean visits");
+		ok(near(sim_scan_range_cost(&m, 0, 8, 8), 8 * 2 * c->c2c_pkg_ns) &&
+			   near(sim_scan_range_cost(&m, 0, 96, 8),
+				8 * 2 * c->c2c_remote_ns) &&
+			   near(sim_scan_range_cost(&m, 0, 380, 100),
+				4 * 2 * c->c2c_remote_ns),
+		   "a batch is priced by where it lies (other CCD, other socket; clipped at nr_cpu_ids)");
 	}
 	sim_machine_fini(&m);
 	return done_testing();

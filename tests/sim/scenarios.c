@@ -6,7 +6,8 @@
  *     next): 2 atomics per switch; skipping the idle mm leaves 1, and since
  *     each process's mask is only ever written by its own CPU, no line moves;
  *   scan: on 128 CPUs a lazy pass visits 128 CPUs in one call, a batched
- *     one 16 per call, and each call costs visited x the mean visit;
+ *     one 16 per call, and a batch of the other socket costs ~11x one of
+ *     the scanner's own;
  *   compaction-test: on 4 CPUs the leader converges where it must, the
  *     lazy policy within one scan period and a bit.
  */
@@ -85,14 +86,18 @@ static void scan_counts(void)
 
 	p.policy = CIDK_CID_LAZY_BATCHED;
 	p.batch = 16;
+	p.trigger = CIDK_CID_SCAN_TICK; /* calls from CPUs all over the machine */
 	rc = cidk_sim_scan(&p, &r, &err);
 	ok(rc == 0 && r.stats.compaction_max_cpus == 16 &&
 		   r.stats.compaction_cpus == 16 * r.calls &&
 		   r.calls >= 8 * r.passes && r.passes >= 2,
 	   "lazy-batched 16: 16 CPUs per call, 8 calls per pass (%llu calls, %llu passes)",
 	   (unsigned long long)r.calls, (unsigned long long)r.passes);
-	ok(r.p50_us < r.max_us + 1e-9 && r.max_us < 0.2 * 128 * 2 * visit / 1000,
+	ok(r.max_us < 0.3 * 128 * 2 * visit / 1000,
 	   "a batched call costs a fraction of a full pass (%.2f us)", r.max_us);
+	ok(r.p50_us * 5 < r.max_us,
+	   "batches of the scanner's socket are far cheaper than the other's (p50 %.2f, max %.2f us)",
+	   r.p50_us, r.max_us);
 
 	p.policy = CIDK_CID_INHERIT;
 	rc = cidk_sim_scan(&p, &r, &err);
