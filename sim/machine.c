@@ -100,7 +100,7 @@ double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
 	 * runqueue's current task (is it running the mm right now, so that
 	 * a release must be deferred?).
 	 */
-	return 2 * m->lat[cidk_topo_distance(m->topo, cpu, other)];
+	return 2 * sim_line_cost(m, cpu, other);
 }
 
 double sim_line_cost(const struct sim_machine *m, unsigned int cpu,

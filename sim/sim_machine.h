@@ -97,9 +97,10 @@ double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
 			   unsigned int other);
 
 /*
- * sim_scan_cost - ns for a compaction call on @cpu that visited @visited
- * CPUs' slots: @visited times the mean slot-visit cost from @cpu over all
- * online CPUs (the policy reports how many it visited, not which).
+ * sim_scan_cost - @visited times the mean slot-visit cost from @cpu over
+ * all online CPUs, O(1) from group sizes: the price of work whose CPUs are
+ * not known (a compaction call's releases, each two remote RMWs).  Visits
+ * whose CPUs are known use sim_scan_range_cost().
  */
 double sim_scan_cost(struct sim_machine *m, unsigned int cpu,
 		     unsigned int visited);

@@ -3,7 +3,8 @@
  * The scan scenario: how much latency the lazy policies' compaction work
  * adds to the task that runs it, how long a full pass takes when it is cut
  * into batches, and how compact the CIDs stay meanwhile.  The latency of a
- * call is the machine's cost of the slots it visited (sim_scan_cost).
+ * call is the machine's cost of the slots it visited, each by its distance
+ * from the scanning CPU (sim_scan_range_cost), plus its releases.
  */
 #include <errno.h>
 #include <stdio.h>
