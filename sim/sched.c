@@ -128,7 +128,6 @@ struct sim_task *sim_sched_task(struct sim_sched *s, struct sim_mm *mm,
 {
 	const struct cidk_mask *a = allowed ? allowed : cidk_topo_online(s->m->topo);
 	struct sim_task *t = calloc(1, sizeof(*t));
-	bool first = mm->nr_tasks == 0;
 
 	if (t)
 		t->allowed = cidk_mask_dup(a);
@@ -153,13 +152,9 @@ struct sim_task *sim_sched_task(struct sim_sched *s, struct sim_mm *mm,
 	t->cpu = cpu < s->nr_cpus && cidk_mask_test(a, cpu) ? cpu
 							    : cidk_mask_first(a);
 	t->state = SIM_SLEEPING;
-	if (first) {
-		cidk_cid_task_init(&t->cid);
-		if (allowed && cidk_cid_set_affinity(mm->cid, &t->cid, allowed) < 0)
-			fail(s, -EINVAL);
-	} else if (cidk_cid_fork(mm->cid, &t->cid, a)) {
+	/* every task joins with a fork, the first one too (cid.h) */
+	if (cidk_cid_fork(mm->cid, &t->cid, a))
 		fail(s, -EINVAL);
-	}
 	s->tasks[s->nr_tasks++] = t;
 	mm->nr_tasks++;
 	return t;

@@ -54,7 +54,21 @@ enum cidk_cid_policy_kind {
 	CIDK_CID_LAZY_BATCHED, /* same, the pass visits <= batch CPUs per call */
 	CIDK_CID_CACHE_LOCAL,  /* lazy + recent CID per slot + spread to nr_cids_used */
 	CIDK_CID_INHERIT,      /* task's last -> CPU's last -> lowest free, bounded */
+	CIDK_CID_OWNERSHIP,    /* tasks own CIDs, or CPUs do (Linux 6.19 and later) */
 	CIDK_CID_NR_POLICIES,
+};
+
+/*
+ * Variants of a policy: a published behaviour that a later fix removed,
+ * kept so that the checker and the stress tests can show the bug and the
+ * fix side by side.  Only ownership has variants today.
+ */
+enum cidk_cid_variant {
+	CIDK_CID_VARIANT_CURRENT = 0, /* every published fix applied */
+	CIDK_CID_VARIANT_V6_19,	      /* ownership as first merged (Nov 2025):
+					 no transit phase for task -> CPU, new
+					 task a CID user before it is visible */
+	CIDK_CID_NR_VARIANTS,
 };
 
 /* Where the lazy family's compaction work runs when it is due. */
@@ -70,6 +84,7 @@ struct cidk_cid_params {
 				      ignored by the other policies) */
 	uint64_t expiry_ns;	   /* 0: CIDK_CID_EXPIRY_NS */
 	uint64_t scan_period_ns;   /* 0: CIDK_CID_SCAN_PERIOD_NS */
+	enum cidk_cid_variant variant; /* ownership; default CURRENT */
 };
 
 /* Per-mm cost counters: what the policies are compared on. */
@@ -88,7 +103,22 @@ struct cidk_cid_stats {
 	/* added with the implementation: */
 	uint64_t slot_rmw;	     /* atomic RMWs on per-CPU slots and mm counters */
 	uint64_t migrate_moves;	     /* slot CIDs moved along with a migrating task */
+	/* ownership: */
+	uint64_t mode_switches;	     /* per-task <-> per-CPU mode changes */
+	uint64_t fixup_walks;	     /* fixup walks (over tasks or CPUs) */
+	uint64_t fixup_visits;	     /* tasks or CPUs those walks visited */
+	uint64_t transit_drops;	     /* transit CIDs given back at switch-out */
+	uint64_t stalls;	     /* allocations that found no free CID after
+					CIDK_CID_STALL_SPINS pauses (gave up) */
 };
+
+/*
+ * How long an allocation that must succeed (ownership's mm_get_cid) waits
+ * for another thread to free a CID, in pauses, before it gives up and
+ * counts a stall.  The kernel waits forever; a bounded wait keeps a
+ * broken variant from hanging a test (docs/cid.md).
+ */
+#define CIDK_CID_STALL_SPINS (1u << 16)
 
 /*
  * Per-task state, owned by the driver (a simulated task, or a thread's
@@ -100,6 +130,10 @@ struct cidk_cid_task {
 	unsigned int last_cid; /* the last CID it held (inherit, cid_changes) */
 	unsigned int cpu;      /* the CPU it runs on, while running */
 	bool running;
+	/* policy-private (ownership), never touched by drivers: */
+	bool active;		       /* counted in the mm's users */
+	unsigned int own;	       /* the kernel's t->mm_cid.cid, with flags */
+	struct cidk_cid_task *next;    /* the mm's task list */
 };
 
 struct cidk_cid_mm; /* opaque: one mm's CID state */
@@ -108,7 +142,7 @@ struct cidk_cid_mm; /* opaque: one mm's CID state */
 
 /*
  * cidk_cid_policy_name - "bitmap", "lazy", "lazy-batched", "cache-local",
- * "inherit"; NULL for an unknown kind.
+ * "inherit", "ownership"; NULL for an unknown kind.
  */
 CIDK_EXPORT const char *cidk_cid_policy_name(enum cidk_cid_policy_kind kind);
 
@@ -123,13 +157,28 @@ CIDK_EXPORT int cidk_cid_policy_parse(const char *name,
 CIDK_EXPORT void cidk_cid_params_default(struct cidk_cid_params *p,
 					 enum cidk_cid_policy_kind kind);
 
+/*
+ * cidk_cid_variant_name - "current", "v6.19"; NULL for an unknown one.
+ */
+CIDK_EXPORT const char *cidk_cid_variant_name(enum cidk_cid_variant v);
+
+/*
+ * cidk_cid_params_parse - the defaults for the policy named by @spec,
+ * "NAME" or "NAME:VARIANT" (e.g. "ownership:v6.19"; "ownership:current"
+ * is the default).  Returns 0, or -EINVAL for an unknown name, an unknown
+ * variant, or a variant of a policy that has none (*p unchanged).
+ */
+CIDK_EXPORT int cidk_cid_params_parse(const char *spec,
+				      struct cidk_cid_params *p);
+
 /* ---- life cycle --------------------------------------------------------- */
 
 /*
  * cidk_cid_mm_create - a new mm whose first task is allowed on @allowed.
  * @nr_cpu_ids is the width of every CPU mask and the number of possible
- * CPUs (CIDs never reach it).  The mm starts with nr_users = 1 (the first
- * task: call cidk_cid_task_init() on it, no fork event).
+ * CPUs (CIDs never reach it).  The mm starts with no user: every task,
+ * the first one included, joins with cidk_cid_fork() (the ownership
+ * policy must know every task to walk them).
  * Returns 0 and *out, or -EINVAL (bad params, empty @allowed, width
  * mismatch) or -ENOMEM.  Not MT-safe with respect to the new mm.
  */

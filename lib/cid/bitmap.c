@@ -10,19 +10,29 @@
  */
 #include "cid/cid_internal.h"
 
-unsigned int cidk__bitmap_switch_in(struct cidk_cid_mm *mm,
-				    struct cidk_cid_task *t, unsigned int cpu)
+static unsigned int bitmap_switch_in(struct cidk_cid_mm *mm,
+				     struct cidk_cid_task *t, unsigned int cpu,
+				     uint64_t now)
 {
 	struct cidk__cid_shard *sh = cidk__shard(mm, cpu);
 	unsigned int cid;
 
-	cid = cidk__cid_take_lowest(mm, sh, cidk__load_u(&mm->nr_cpus_allowed));
+	(void)now;
+	cid = cidk__cid_take_lowest(mm, sh, cidk__ld(&mm->nr_cpus_allowed));
 	if (cid != CIDK_CID_NONE)
 		cidk__cid_note_in(mm, sh, t, cpu, cid);
 	return cid;
 }
 
-void cidk__bitmap_switch_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t)
+static void bitmap_switch_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			      uint64_t now)
 {
+	(void)now;
 	cidk__cid_put(mm, cidk__shard(mm, t->cpu), t->cid);
 }
+
+const struct cidk__cid_ops cidk__bitmap_ops = {
+	.name = "bitmap",
+	.switch_in = bitmap_switch_in,
+	.switch_out = bitmap_switch_out,
+};

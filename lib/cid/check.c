@@ -41,11 +41,11 @@ int cidk_cid_check(const struct cidk_cid_mm *mm,
 		   bool strict, char *why, size_t whylen)
 {
 	unsigned int nr = mm->nr_cpu_ids;
-	unsigned int allowed = cidk__load_u(&mm->nr_cpus_allowed);
-	unsigned int max_cids = cidk__mm_max_cids(mm);
-	bool lazy = mm->p.kind == CIDK_CID_LAZY ||
-		    mm->p.kind == CIDK_CID_LAZY_BATCHED ||
-		    mm->p.kind == CIDK_CID_CACHE_LOCAL;
+	bool own = mm->p.kind == CIDK_CID_OWNERSHIP;
+	/* ownership's bound is nr_cpu_ids: its fallback allocates up to it */
+	unsigned int allowed = own ? nr : cidk__load_u(&mm->nr_cpus_allowed);
+	unsigned int max_cids = cidk_cid_max_cids(mm);
+	bool lazy = cidk__is_lazy_family(mm);
 	unsigned int *owner; /* CID -> task index, or slot | OWNER_SLOT */
 	int rc = 0;
 
@@ -136,6 +136,10 @@ int cidk_cid_check(const struct cidk_cid_mm *mm,
 		owner[cid] = c | OWNER_SLOT;
 	}
 
+	if (own) {
+		rc = cidk__ownership_check(mm, tasks, n, why, whylen);
+		goto out;
+	}
 	for (unsigned int c = 0; c < nr; c++)
 		if (cidk_mask_test_atomic(mm->cidmask, c) &&
 		    owner[c] == CIDK_CID_NONE) {

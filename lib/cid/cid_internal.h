@@ -30,12 +30,17 @@
 
 #include <cidkit/cid.h>
 
+#include "cid/cid_atomic.h"
+
 #define CIDK__CACHELINE 64
 
 #define SLOT_BUSY 0x40000000u
 #define SLOT_LAZY_PUT 0x80000000u
 #define SLOT_CID_MASK 0x3fffffffu
 #define SLOT_UNSET SLOT_CID_MASK
+
+/* ownership: no CID in a task's `own` word or a slot's `cid` (MM_CID_UNSET) */
+#define CIDK__OWN_UNSET 0x80000000u
 
 /* Indexes of the counters; the order of struct cidk_cid_stats. */
 enum cidk__stat {
@@ -52,6 +57,11 @@ enum cidk__stat {
 	ST_MAX_CID, /* a maximum, +1 (0: none) */
 	ST_SLOT_RMW,
 	ST_MIGRATE_MOVES,
+	ST_MODE_SWITCHES,
+	ST_FIXUP_WALKS,
+	ST_FIXUP_VISITS,
+	ST_TRANSIT_DROPS,
+	ST_STALLS,
 	ST_NR,
 };
 
@@ -63,10 +73,17 @@ struct cidk__cid_slot {
 	_Alignas(CIDK__CACHELINE) _Atomic unsigned int word; /* lazy family */
 	_Atomic unsigned int recent; /* last CID used on this CPU (hint) */
 	_Atomic uint64_t time;	     /* last use, ns (lazy family) */
+	/* ownership: the runqueue lock stand-in and what it protects */
+	_Atomic unsigned int rq_lock;
+	unsigned int cid;	     /* the kernel's mm_cid.pcpu->cid (rq_lock) */
+	struct cidk_cid_task *curr;  /* the mm's task running here (rq_lock) */
 };
+
+struct cidk__cid_ops;
 
 struct cidk_cid_mm {
 	struct cidk_cid_params p;
+	const struct cidk__cid_ops *ops;
 	unsigned int nr_cpu_ids;
 	unsigned int shard_mask; /* nr_shards - 1, a power of two minus 1 */
 	struct cidk_mask *cidmask;
@@ -80,7 +97,59 @@ struct cidk_cid_mm {
 
 	_Alignas(CIDK__CACHELINE) _Atomic uint64_t next_scan; /* 0: not armed */
 	_Atomic unsigned int scan_pos; /* lazy-batched: where the pass resumes */
+
+	/* ownership (ownership.c says which lock orders what) */
+	_Alignas(CIDK__CACHELINE) _Atomic unsigned int mode; /* ONCPU|TRANSIT */
+	_Atomic unsigned int percpu;   /* v6.19: the mode as two words */
+	_Atomic unsigned int transit;
+	_Atomic unsigned int max_cids; /* min(nr_cpus_allowed, nr_users) */
+	_Atomic unsigned int mutex;    /* mm_cid.mutex (+ .lock, folded in) */
+	_Atomic unsigned int list_lock;/* the thread list's lock */
+	unsigned int pcpu_thrs;	       /* mutex */
+	bool own_percpu;	       /* mutex: the mode of record */
+	struct cidk_cid_task *tasks;   /* list_lock: creation order */
 };
+
+/*
+ * A policy: what differs between them, as a table of operations (as the
+ * kernel's sched_class).  NULL entries: the event does nothing for this
+ * policy (fork/exit/set_affinity: only the common user accounting).
+ */
+struct cidk__cid_ops {
+	const char *name;
+	/* @t (of @mm) starts on @cpu: the CID, or CIDK_CID_NONE (nothing
+	   changed) when none is free below the policy's bound */
+	unsigned int (*switch_in)(struct cidk_cid_mm *mm,
+				  struct cidk_cid_task *t, unsigned int cpu,
+				  uint64_t now);
+	/* @t stops; it holds t->cid (t->cpu's state) */
+	void (*switch_out)(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			   uint64_t now);
+	/* same-mm switch on @cpu: pass prev's CID to next; false: cannot */
+	bool (*handover)(struct cidk_cid_mm *mm, struct cidk_cid_task *prev,
+			 struct cidk_cid_task *next, unsigned int cpu);
+	/* compaction work, when due: CPUs visited */
+	unsigned int (*scan)(struct cidk_cid_mm *mm, unsigned int cpu,
+			     uint64_t now);
+	/* the not running @t moves from @from to @to */
+	void (*migrate)(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			unsigned int from, unsigned int to);
+	/*
+	 * The rare events, when the policy does more than count: they do
+	 * the whole accounting (cidk__cid_grow_union, nr_users).  A task
+	 * joins on @allowed (t initialised); leaves (already switched out);
+	 * a task's affinity becomes @allowed: returns the CPUs gained.
+	 */
+	void (*fork)(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+		     const struct cidk_mask *allowed);
+	void (*exit)(struct cidk_cid_mm *mm, struct cidk_cid_task *t);
+	unsigned int (*affinity)(struct cidk_cid_mm *mm,
+				 const struct cidk_mask *allowed);
+};
+
+extern const struct cidk__cid_ops cidk__bitmap_ops, cidk__lazy_ops,
+	cidk__lazy_batched_ops, cidk__cache_local_ops, cidk__inherit_ops,
+	cidk__ownership_ops;
 
 /* ---- counters ----------------------------------------------------------- */
 
@@ -108,15 +177,19 @@ static inline void cidk__st_max(struct cidk__cid_shard *s, enum cidk__stat i,
 
 /* ---- shared helpers (mm.c) ---------------------------------------------- */
 
+/* A relaxed load outside the policies' steps (queries, statistics). */
 static inline unsigned int cidk__load_u(const _Atomic unsigned int *p)
 {
 	return atomic_load_explicit(p, memory_order_relaxed);
 }
 
-static inline unsigned int cidk__mm_max_cids(const struct cidk_cid_mm *mm)
+/* min(nr_cpus_allowed, nr_users), read as two steps. */
+#define cidk__mm_max_cids(mm) cidk__mm_max_cids_((mm), CIDK__SITE)
+static inline unsigned int cidk__mm_max_cids_(struct cidk_cid_mm *mm,
+					      const struct cidk__site *s)
 {
-	unsigned int a = cidk__load_u(&mm->nr_cpus_allowed);
-	unsigned int u = cidk__load_u(&mm->nr_users);
+	unsigned int a = cidk__ld_(&mm->nr_cpus_allowed, s);
+	unsigned int u = cidk__ld_(&mm->nr_users, s);
 
 	return a < u ? a : u;
 }
@@ -124,6 +197,10 @@ static inline unsigned int cidk__mm_max_cids(const struct cidk_cid_mm *mm)
 /* The first zero bit of cidmask below @limit (atomic loads), or @limit. */
 unsigned int cidk__cid_first_zero(const struct cidk_cid_mm *mm,
 				  unsigned int limit);
+
+/* Grow the allowed union by @allowed: the CPUs gained (nr_cpus_allowed). */
+unsigned int cidk__cid_grow_union(struct cidk_cid_mm *mm,
+				  const struct cidk_mask *allowed);
 
 /* Number of set bits of cidmask (atomic loads). */
 unsigned int cidk__cid_weight(const struct cidk_cid_mm *mm);
@@ -137,14 +214,14 @@ static inline bool cidk__cid_try_take(struct cidk_cid_mm *mm,
 				      unsigned int cid)
 {
 	cidk__st_add(sh, ST_BITMAP_RMW, 1);
-	return !cidk_mask_test_and_set_atomic(mm->cidmask, cid);
+	return cidk__bit_take(mm->cidmask, cid);
 }
 
 static inline void cidk__cid_put(struct cidk_cid_mm *mm,
 				 struct cidk__cid_shard *sh, unsigned int cid)
 {
 	cidk__st_add(sh, ST_BITMAP_RMW, 1);
-	cidk_mask_clear_atomic(mm->cidmask, cid);
+	cidk__bit_clear(mm->cidmask, cid);
 }
 
 /*
@@ -155,41 +232,38 @@ unsigned int cidk__cid_take_lowest(struct cidk_cid_mm *mm,
 				   struct cidk__cid_shard *sh,
 				   unsigned int limit);
 
-/* ---- per policy ---------------------------------------------------------- */
+/* ---- per policy (beyond the ops tables) ---------------------------------- */
 
-/*
- * switch_in: @t (of @mm) starts on @cpu; returns the CID it now holds, or
- * CIDK_CID_NONE when none is free below the policy's bound (then nothing
- * changed).  switch_out: @t stops; it held t->cid (t->cpu's state).
- */
-unsigned int cidk__bitmap_switch_in(struct cidk_cid_mm *mm,
-				    struct cidk_cid_task *t, unsigned int cpu);
-void cidk__bitmap_switch_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t);
-
-unsigned int cidk__inherit_switch_in(struct cidk_cid_mm *mm,
-				     struct cidk_cid_task *t, unsigned int cpu);
-void cidk__inherit_switch_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t);
-/* same-mm switch: pass prev's CID to next; false when it cannot */
-bool cidk__inherit_handover(struct cidk_cid_mm *mm, struct cidk_cid_task *prev,
-			    struct cidk_cid_task *next, unsigned int cpu);
-
+/* lazy family (lazy.c): the compaction scan, for leases' exit */
+unsigned int cidk__lazy_scan(struct cidk_cid_mm *mm, unsigned int cpu,
+			     uint64_t now);
+/* lazy family shared by lazy.c and cache_local.c */
 unsigned int cidk__lazy_switch_in(struct cidk_cid_mm *mm,
 				  struct cidk_cid_task *t, unsigned int cpu,
 				  uint64_t now);
 void cidk__lazy_switch_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 			   uint64_t now);
-unsigned int cidk__lazy_scan(struct cidk_cid_mm *mm, unsigned int cpu,
-			     uint64_t now);
 void cidk__lazy_migrate(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 			unsigned int from, unsigned int to);
-/* lease slow path: take a CID parked in a slot of a CPU not running it */
-unsigned int cidk__lazy_steal(struct cidk_cid_mm *mm,
-			      struct cidk__cid_shard *sh);
+void cidk__lazy_exit(struct cidk_cid_mm *mm, struct cidk_cid_task *t);
 
 /* cache-local allocation: recent CID, expansion, lowest free */
 unsigned int cidk__cache_local_take(struct cidk_cid_mm *mm,
 				    struct cidk__cid_shard *sh,
 				    unsigned int cpu);
+
+/* true for lazy, lazy-batched and cache-local */
+static inline bool cidk__is_lazy_family(const struct cidk_cid_mm *mm)
+{
+	return mm->p.kind == CIDK_CID_LAZY ||
+	       mm->p.kind == CIDK_CID_LAZY_BATCHED ||
+	       mm->p.kind == CIDK_CID_CACHE_LOCAL;
+}
+
+/* ownership.c: the invariants of its ownership records, for check.c */
+int cidk__ownership_check(const struct cidk_cid_mm *mm,
+			  struct cidk_cid_task *const *tasks, unsigned int n,
+			  char *why, size_t whylen);
 
 /*
  * cidk__cid_try_switch_in - the switch-in of @t of @mm on @cpu at @now

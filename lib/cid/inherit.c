@@ -20,19 +20,23 @@
 static bool try_hint(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
 		     unsigned int cid, unsigned int max_cid)
 {
-	return cid < max_cid && cidk__cid_try_take(mm, sh, cid);
+	return (cid < max_cid ||
+		(CIDK__MUTANT(CIDK__MUT_INHERIT_NO_BOUND) && cid != CIDK_CID_NONE)) &&
+	       cidk__cid_try_take(mm, sh, cid);
 }
 
-unsigned int cidk__inherit_switch_in(struct cidk_cid_mm *mm,
-				     struct cidk_cid_task *t, unsigned int cpu)
+static unsigned int inherit_switch_in(struct cidk_cid_mm *mm,
+				      struct cidk_cid_task *t, unsigned int cpu,
+				      uint64_t now)
 {
 	struct cidk__cid_shard *sh = cidk__shard(mm, cpu);
 	unsigned int max_cid = cidk__mm_max_cids(mm);
 	unsigned int cid = t->last_cid, cpu_cid;
 
+	(void)now;
 	if (try_hint(mm, sh, cid, max_cid))
 		goto got;
-	cpu_cid = cidk__load_u(&mm->slots[cpu].recent);
+	cpu_cid = cidk__ld(&mm->slots[cpu].recent);
 	if (cpu_cid != cid && try_hint(mm, sh, cpu_cid, max_cid)) {
 		cid = cpu_cid;
 		goto got;
@@ -45,15 +49,17 @@ got:
 	return cid;
 }
 
-void cidk__inherit_switch_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t)
+static void inherit_switch_out(struct cidk_cid_mm *mm,
+			       struct cidk_cid_task *t, uint64_t now)
 {
-	atomic_store_explicit(&mm->slots[t->cpu].recent, t->cid,
-			      memory_order_relaxed);
-	cidk__cid_put(mm, cidk__shard(mm, t->cpu), t->cid);
+	(void)now;
+	cidk__st(&mm->slots[t->cpu].recent, t->cid);
+	if (!CIDK__MUTANT(CIDK__MUT_INHERIT_NO_PUT))
+		cidk__cid_put(mm, cidk__shard(mm, t->cpu), t->cid);
 }
 
-bool cidk__inherit_handover(struct cidk_cid_mm *mm, struct cidk_cid_task *prev,
-			    struct cidk_cid_task *next, unsigned int cpu)
+static bool inherit_handover(struct cidk_cid_mm *mm, struct cidk_cid_task *prev,
+			     struct cidk_cid_task *next, unsigned int cpu)
 {
 	struct cidk__cid_shard *sh = cidk__shard(mm, cpu);
 	unsigned int cid = prev->cid;
@@ -62,9 +68,15 @@ bool cidk__inherit_handover(struct cidk_cid_mm *mm, struct cidk_cid_task *prev,
 		return false;
 	prev->cid = CIDK_CID_NONE;
 	prev->running = false;
-	atomic_store_explicit(&mm->slots[cpu].recent, cid,
-			      memory_order_relaxed);
+	cidk__st(&mm->slots[cpu].recent, cid);
 	cidk__st_add(sh, ST_HANDOVERS, 1);
 	cidk__cid_note_in(mm, sh, next, cpu, cid);
 	return true;
 }
+
+const struct cidk__cid_ops cidk__inherit_ops = {
+	.name = "inherit",
+	.switch_in = inherit_switch_in,
+	.switch_out = inherit_switch_out,
+	.handover = inherit_handover,
+};

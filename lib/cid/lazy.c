@@ -25,13 +25,16 @@
  */
 #include "cid/cid_internal.h"
 
+static unsigned int cidk__lazy_steal(struct cidk_cid_mm *mm,
+				     struct cidk__cid_shard *sh);
+
 static unsigned int take_new(struct cidk_cid_mm *mm,
 			     struct cidk__cid_shard *sh, unsigned int cpu)
 {
 	if (mm->p.kind == CIDK_CID_CACHE_LOCAL)
 		return cidk__cache_local_take(mm, sh, cpu);
 	return cidk__cid_take_lowest(mm, sh,
-				     cidk__load_u(&mm->nr_cpus_allowed));
+				     cidk__ld(&mm->nr_cpus_allowed));
 }
 
 static bool slot_cas(struct cidk__cid_shard *sh, struct cidk__cid_slot *slot,
@@ -123,8 +126,8 @@ void cidk__lazy_switch_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 	}
 }
 
-unsigned int cidk__lazy_steal(struct cidk_cid_mm *mm,
-			      struct cidk__cid_shard *sh)
+static unsigned int cidk__lazy_steal(struct cidk_cid_mm *mm,
+				     struct cidk__cid_shard *sh)
 {
 	for (unsigned int c = 0; c < mm->nr_cpu_ids; c++) {
 		struct cidk__cid_slot *slot = &mm->slots[c];
@@ -265,3 +268,25 @@ unsigned int cidk__lazy_scan(struct cidk_cid_mm *mm, unsigned int cpu,
 	cidk__st_max(sh, ST_COMPACTION_MAX_CPUS, hi - lo);
 	return hi - lo;
 }
+
+/* ---- the tables ------------------------------------------------------------ */
+
+static void lazy_migrate_op(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			    unsigned int from, unsigned int to)
+{
+	cidk__lazy_migrate(mm, t, from, to);
+	t->cpu = to;
+}
+
+#define LAZY_OPS(NAME)                                \
+	{                                             \
+		.name = NAME,                         \
+		.switch_in = cidk__lazy_switch_in,    \
+		.switch_out = cidk__lazy_switch_out,  \
+		.scan = cidk__lazy_scan,              \
+		.migrate = lazy_migrate_op,           \
+	}
+
+const struct cidk__cid_ops cidk__lazy_ops = LAZY_OPS("lazy");
+const struct cidk__cid_ops cidk__lazy_batched_ops = LAZY_OPS("lazy-batched");
+const struct cidk__cid_ops cidk__cache_local_ops = LAZY_OPS("cache-local");

@@ -32,6 +32,80 @@ void cidk_cid_task_init(struct cidk_cid_task *t)
 	t->last_cid = CIDK_CID_NONE;
 	t->cpu = 0;
 	t->running = false;
+	t->active = false;
+	t->own = CIDK__OWN_UNSET;
+	t->next = NULL;
+}
+
+static const struct cidk__cid_ops *const policy_ops[CIDK_CID_NR_POLICIES] = {
+	[CIDK_CID_BITMAP] = &cidk__bitmap_ops,
+	[CIDK_CID_LAZY] = &cidk__lazy_ops,
+	[CIDK_CID_LAZY_BATCHED] = &cidk__lazy_batched_ops,
+	[CIDK_CID_CACHE_LOCAL] = &cidk__cache_local_ops,
+	[CIDK_CID_INHERIT] = &cidk__inherit_ops,
+	[CIDK_CID_OWNERSHIP] = &cidk__ownership_ops,
+};
+
+const char *cidk_cid_policy_name(enum cidk_cid_policy_kind kind)
+{
+	if ((unsigned int)kind >= CIDK_CID_NR_POLICIES)
+		return NULL;
+	return policy_ops[kind]->name;
+}
+
+int cidk_cid_policy_parse(const char *name, enum cidk_cid_policy_kind *kind)
+{
+	if (!name)
+		return -EINVAL;
+	for (int k = 0; k < CIDK_CID_NR_POLICIES; k++)
+		if (!strcmp(name, policy_ops[k]->name)) {
+			*kind = (enum cidk_cid_policy_kind)k;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static const char *const variant_names[CIDK_CID_NR_VARIANTS] = {
+	[CIDK_CID_VARIANT_CURRENT] = "current",
+	[CIDK_CID_VARIANT_V6_19] = "v6.19",
+};
+
+const char *cidk_cid_variant_name(enum cidk_cid_variant v)
+{
+	if ((unsigned int)v >= CIDK_CID_NR_VARIANTS)
+		return NULL;
+	return variant_names[v];
+}
+
+int cidk_cid_params_parse(const char *spec, struct cidk_cid_params *p)
+{
+	char name[32];
+	const char *colon;
+	enum cidk_cid_policy_kind kind;
+	size_t len;
+	int v = CIDK_CID_VARIANT_CURRENT;
+
+	if (!spec || !p)
+		return -EINVAL;
+	colon = strchr(spec, ':');
+	len = colon ? (size_t)(colon - spec) : strlen(spec);
+	if (len >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, spec, len);
+	name[len] = '\0';
+	if (cidk_cid_policy_parse(name, &kind))
+		return -EINVAL;
+	if (colon) {
+		for (v = 0; v < CIDK_CID_NR_VARIANTS; v++)
+			if (!strcmp(colon + 1, variant_names[v]))
+				break;
+		if (v == CIDK_CID_NR_VARIANTS ||
+		    (v != CIDK_CID_VARIANT_CURRENT && kind != CIDK_CID_OWNERSHIP))
+			return -EINVAL;
+	}
+	cidk_cid_params_default(p, kind);
+	p->variant = (enum cidk_cid_variant)v;
+	return 0;
 }
 
 static unsigned int nr_shards_for(unsigned int nr_cpu_ids)
@@ -57,7 +131,10 @@ int cidk_cid_mm_create(const struct cidk_cid_params *p,
 	     p->trigger != CIDK_CID_SCAN_RETURN_TO_USER) ||
 	    !nr_cpu_ids || nr_cpu_ids > SLOT_CID_MASK ||
 	    nr_cpu_ids > CIDK_MASK_MAX_BITS || allowed->nbits != nr_cpu_ids ||
-	    cidk_mask_empty(allowed))
+	    cidk_mask_empty(allowed) ||
+	    (unsigned int)p->variant >= CIDK_CID_NR_VARIANTS ||
+	    (p->variant != CIDK_CID_VARIANT_CURRENT &&
+	     p->kind != CIDK_CID_OWNERSHIP))
 		return -EINVAL;
 	if (p->kind == CIDK_CID_LAZY_BATCHED && !p->batch)
 		return -EINVAL;
@@ -67,6 +144,7 @@ int cidk_cid_mm_create(const struct cidk_cid_params *p,
 		return -ENOMEM;
 	memset(mm, 0, sizeof(*mm));
 	mm->p = *p;
+	mm->ops = policy_ops[p->kind];
 	if (!mm->p.expiry_ns)
 		mm->p.expiry_ns = CIDK_CID_EXPIRY_NS;
 	if (!mm->p.scan_period_ns)
@@ -91,9 +169,20 @@ int cidk_cid_mm_create(const struct cidk_cid_params *p,
 		atomic_init(&mm->slots[c].word, SLOT_UNSET);
 		atomic_init(&mm->slots[c].recent, CIDK_CID_NONE);
 		atomic_init(&mm->slots[c].time, 0);
+		atomic_init(&mm->slots[c].rq_lock, 0);
+		mm->slots[c].cid = CIDK__OWN_UNSET;
+		mm->slots[c].curr = NULL;
 	}
 	atomic_init(&mm->nr_cpus_allowed, cidk_mask_weight(allowed));
-	atomic_init(&mm->nr_users, 1);
+	atomic_init(&mm->nr_users, 0);
+	atomic_init(&mm->mode, 0);
+	atomic_init(&mm->percpu, 0);
+	atomic_init(&mm->transit, 0);
+	atomic_init(&mm->max_cids, 0);
+	atomic_init(&mm->mutex, 0);
+	atomic_init(&mm->list_lock, 0);
+	mm->pcpu_thrs = 0;
+	mm->tasks = NULL;
 	atomic_init(&mm->nr_cids_used, 0);
 	atomic_init(&mm->next_scan, 0);
 	atomic_init(&mm->scan_pos, 0);
@@ -123,18 +212,27 @@ static unsigned int grow_union(struct cidk_cid_mm *mm,
 	unsigned int gained = cidk_mask_union_count(mm->allowed, allowed);
 
 	if (gained)
-		atomic_fetch_add(&mm->nr_cpus_allowed, gained);
+		cidk__add(&mm->nr_cpus_allowed, gained);
 	return gained;
 }
 
+/*
+ * Users: ownership counts them itself, under its mutex, together with its
+ * mode (its fork/exit do the whole accounting); the other policies only
+ * need the count.
+ */
 int cidk_cid_fork(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 		  const struct cidk_mask *allowed)
 {
 	if (!allowed || allowed->nbits != mm->nr_cpu_ids)
 		return -EINVAL;
 	cidk_cid_task_init(t);
+	if (mm->ops->fork) {
+		mm->ops->fork(mm, t, allowed);
+		return 0;
+	}
 	grow_union(mm, allowed);
-	atomic_fetch_add(&mm->nr_users, 1);
+	cidk__add(&mm->nr_users, 1);
 	return 0;
 }
 
@@ -143,7 +241,11 @@ void cidk_cid_exit(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 {
 	if (t->running)
 		cidk_cid_switch(t->cpu, mm, t, NULL, NULL, now);
-	atomic_fetch_sub(&mm->nr_users, 1);
+	if (mm->ops->exit) {
+		mm->ops->exit(mm, t);
+		return;
+	}
+	cidk__sub(&mm->nr_users, 1);
 }
 
 int cidk_cid_set_affinity(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
@@ -152,14 +254,25 @@ int cidk_cid_set_affinity(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 	(void)t;
 	if (!allowed || allowed->nbits != mm->nr_cpu_ids)
 		return -EINVAL;
+	if (mm->ops->affinity)
+		return (int)mm->ops->affinity(mm, allowed);
 	return (int)grow_union(mm, allowed);
+}
+
+unsigned int cidk__cid_grow_union(struct cidk_cid_mm *mm,
+				  const struct cidk_mask *allowed)
+{
+	return grow_union(mm, allowed);
 }
 
 /* ---- queries -------------------------------------------------------------- */
 
 unsigned int cidk_cid_max_cids(const struct cidk_cid_mm *mm)
 {
-	return cidk__mm_max_cids(mm);
+	unsigned int a = cidk__load_u(&mm->nr_cpus_allowed);
+	unsigned int u = cidk__load_u(&mm->nr_users);
+
+	return a < u ? a : u;
 }
 
 unsigned int cidk_cid_nr_users(const struct cidk_cid_mm *mm)
@@ -222,6 +335,11 @@ void cidk_cid_stats(const struct cidk_cid_mm *mm, struct cidk_cid_stats *st)
 	st->max_cid = v[ST_MAX_CID] ? v[ST_MAX_CID] - 1 : 0;
 	st->slot_rmw = v[ST_SLOT_RMW];
 	st->migrate_moves = v[ST_MIGRATE_MOVES];
+	st->mode_switches = v[ST_MODE_SWITCHES];
+	st->fixup_walks = v[ST_FIXUP_WALKS];
+	st->fixup_visits = v[ST_FIXUP_VISITS];
+	st->transit_drops = v[ST_TRANSIT_DROPS];
+	st->stalls = v[ST_STALLS];
 }
 
 /* ---- the bitmap, read with atomic loads ------------------------------------ */
@@ -240,7 +358,7 @@ unsigned int cidk__cid_first_zero(const struct cidk_cid_mm *mm,
 	unsigned int nw = CIDK_BITS_TO_LONGS(limit);
 
 	for (unsigned int w = 0; w < nw; w++) {
-		unsigned long free = ~load_word(mm, w);
+		unsigned long free = ~cidk__bitmap_word(mm->cidmask, w);
 
 		if (free) {
 			unsigned int bit = w * CIDK_BITS_PER_LONG +

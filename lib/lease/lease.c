@@ -233,8 +233,14 @@ int cidk_lease_domain_create(const struct cidk_cid_params *p,
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
+	/*
+	 * The domain is a machine of @capacity CPUs: a thread on CPU c plays
+	 * CPU c mod capacity (lease_cpu.h), so CIDs -- which the policies keep
+	 * below nr_cpu_ids -- stay below the capacity whatever the policy's
+	 * fallbacks do.
+	 */
 	d->capacity = capacity;
-	d->nr_cpu_ids = possible > capacity ? possible : capacity;
+	d->nr_cpu_ids = capacity;
 	d->uses_time = p->kind == CIDK_CID_LAZY ||
 		       p->kind == CIDK_CID_LAZY_BATCHED ||
 		       p->kind == CIDK_CID_CACHE_LOCAL;
@@ -245,11 +251,6 @@ int cidk_lease_domain_create(const struct cidk_cid_params *p,
 	rc = cidk_cid_mm_create(p, d->nr_cpu_ids, d->allowed, &d->mm);
 	if (rc)
 		goto fail;
-	/*
-	 * The mm's first task is the domain itself, never running: it keeps
-	 * nr_users = threads + 1; drop it so nr_users counts threads.
-	 */
-	atomic_store(&d->mm->nr_users, 0);
 	d->id = atomic_fetch_add(&next_dom_id, 1);
 	*out = d;
 	return 0;
@@ -327,7 +328,7 @@ int cidk_lease_exit(struct cidk_lease_domain *d)
 	 * return to user space would be; the tick trigger maps here too).
 	 */
 	if (d->uses_time)
-		cidk__lazy_scan(d->mm, cpu, r->now);
+		d->mm->ops->scan(d->mm, cpu, r->now);
 	return 0;
 }
 

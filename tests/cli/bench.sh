@@ -17,9 +17,9 @@ ok $? "burst --help: usage on stdout, exit 0"
 
 run bench burst --rounds 2 --delay-ms 0.5
 [ $rc -eq 0 ] && [ -z "$err" ] &&
-	[ "$(echo "$out" | grep -cE '^(cpu|kernel-cid|lease:[a-z-]+) +([0-9]+|unavailable)')" -eq 7 ] &&
+	[ "$(echo "$out" | grep -cE '^(cpu|kernel-cid|lease:[a-z-]+) +([0-9]+|unavailable)')" -eq 8 ] &&
 	echo "$out" | grep -qE '^lease:bitmap +[0-9]+ +[0-9]+ .* 0 +0 +'
-ok $? "burst: one row per mode (7), lease:bitmap uses CID 0 only"
+ok $? "burst: one row per mode (8), lease:bitmap uses CID 0 only"
 
 run bench burst --rounds 3 --delay-ms 0.2 --bytes 4096 --seed 9 --json
 [ $rc -eq 0 ] && [ -z "$err" ] && printf '%s' "$out" | python3 -c '
@@ -31,7 +31,8 @@ assert d["seed"] == 9 and d["delay_ms"] == 0.2
 assert d["line_rtt_before_ns"] >= 0 and d["line_rtt_after_ns"] >= 0
 names = [m["mode"] for m in d["modes"]]
 assert names == ["cpu", "kernel-cid", "lease:bitmap", "lease:lazy",
-                 "lease:lazy-batched", "lease:cache-local", "lease:inherit"], names
+                 "lease:lazy-batched", "lease:cache-local", "lease:inherit",
+                 "lease:ownership"], names
 for m in d["modes"]:
     if not m["available"]:
         assert m["mode"] == "kernel-cid" and m["bursts"] == 0

@@ -36,8 +36,7 @@ static void world_init(struct world *w, enum cidk_cid_policy_kind kind,
 	cidk_mask_fill(w->all);
 	if (cidk_cid_mm_create(&p, cpus, w->all, &w->mm))
 		abort();
-	cidk_cid_task_init(&w->t[0]);
-	for (unsigned int i = 1; i < users; i++)
+	for (unsigned int i = 0; i < users; i++)
 		cidk_cid_fork(w->mm, &w->t[i], w->all);
 	for (unsigned int i = 0; i < NT; i++)
 		w->tp[i] = &w->t[i];
@@ -131,7 +130,7 @@ static void test_create_errors(void)
 	ok(cidk_cid_fork(mm, &t, m8) == -EINVAL, "fork with a wider mask: -EINVAL");
 	ok(cidk_cid_set_affinity(mm, &t, m8) == -EINVAL,
 	   "set_affinity with a wider mask: -EINVAL");
-	ok(cidk_cid_nr_users(mm) == 1, "failed fork left nr_users at 1");
+	ok(cidk_cid_nr_users(mm) == 0, "failed fork left nr_users at 0");
 	cidk_cid_mm_destroy(mm);
 	cidk_cid_mm_destroy(NULL);
 	cidk_mask_free(m4);

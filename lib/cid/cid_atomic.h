@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/cid/cid_atomic.h - every shared-memory step of lib/cid, in one place.
+ *
+ * The policies touch state other threads may touch at the same time only
+ * through the functions below: loads, stores, read-modify-writes and
+ * compare-and-swaps on the mm's words, the CID bitmap's bits and words,
+ * the stand-ins for the kernel's locks, and the pause inside a retry
+ * loop.  Each takes a *site* (file, function, line) as its last argument,
+ * filled in by the wrapping macro.
+ *
+ * Two builds:
+ *   - normal (libcidkit): exactly C11 atomics; the site is a null pointer
+ *     that the always-inline functions never read, so the compiler drops
+ *     it (no cost: docs/check.md measures it);
+ *   - checker (CIDK_CHECKER defined, the `cidkit-check` program): before
+ *     each step, cidk__chk_before() hands control to the checker's
+ *     scheduler, which may run other threads first; after it,
+ *     cidk__chk_after() records the values read and written for the trace.
+ *     One thread runs at a time, so the step itself is atomic.
+ *
+ * Memory order: relaxed for data, seq_cst for RMW and CAS, acquire and
+ * release for the locks -- what the code used before this layer.  The
+ * checker explores sequentially consistent interleavings of these steps
+ * (docs/check.md says what that leaves out).
+ *
+ * Per-shard cost counters (cid_internal.h) are not steps: they are
+ * statistics, never read by the policies.
+ */
+#ifndef CIDKIT_LIB_CID_ATOMIC_H
+#define CIDKIT_LIB_CID_ATOMIC_H
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cidkit/mask.h>
+
+/* Where a step is in the source. */
+struct cidk__site {
+	const char *file;
+	const char *func;
+	unsigned int line;
+};
+
+enum cidk__chk_op {
+	CIDK__OP_LOAD,
+	CIDK__OP_STORE,
+	CIDK__OP_RMW,	 /* fetch-add/sub/or/and, exchange, test-and-set bit */
+	CIDK__OP_CAS,
+	CIDK__OP_LOCK,	 /* acquire a lock word (0 free, 1 held) */
+	CIDK__OP_UNLOCK,
+	CIDK__OP_SPIN,	 /* one pause of a retry loop: a liveness point */
+};
+
+/*
+ * Deliberately broken builds, for the checker to prove itself on
+ * (`cidkit check --mutants`): each is a one-line fault in a policy,
+ * compiled only into the checker build and switched on by its number.
+ */
+enum cidk__mutant {
+	CIDK__MUT_NONE = 0,
+	CIDK__MUT_TAKE_TEST_THEN_SET,  /* mm.c: bit take is a load, then a store */
+	CIDK__MUT_INHERIT_NO_PUT,      /* inherit: switch-out keeps the bit */
+	CIDK__MUT_INHERIT_NO_BOUND,    /* inherit: hints used above max_cids */
+	CIDK__MUT_BITMAP_PUT_EARLY,    /* bitmap: bit cleared before switch-out */
+	CIDK__MUT_LAZY_SCAN_BUSY,      /* lazy: the scan releases a BUSY slot */
+	CIDK__MUT_LAZY_NO_LAZY_PUT,    /* lazy: switch-out ignores LAZY_PUT */
+	CIDK__MUT_OWN_NO_TRANSIT_CLEAR,/* ownership: CPU->task never ends transit */
+	CIDK__MUT_OWN_WALK_DROP_RUNNING,/* ownership: walk drops a running task's CID */
+	CIDK__MUT_OWN_KEEP_TRANSIT,    /* ownership: switch-out keeps a transit CID */
+	CIDK__MUT_OWN_KEEP_CPU_CID,    /* ownership: per-task switch-in keeps the
+					  CPU's CID as well as its own */
+	CIDK__MUT_OWN_NO_RQ_RECHECK,   /* ownership: task_rq_lock without re-check */
+	CIDK__MUT_NR,
+};
+
+#ifdef CIDK_CHECKER
+#define CIDK__SITE (&(const struct cidk__site){ __FILE__, __func__, __LINE__ })
+/*
+ * The checker's hooks (check/): before a step on @addr, after it with the
+ * value found and the value left (equal for a load or a failed CAS).
+ */
+void cidk__chk_before(const struct cidk__site *s, enum cidk__chk_op op,
+		      const void *addr);
+void cidk__chk_after(uint64_t found, uint64_t left);
+/* The mutant switched on (checker build only), CIDK__MUT_NONE normally. */
+extern unsigned int cidk__chk_mutant;
+#define CIDK__MUTANT(id) (cidk__chk_mutant == (id))
+#else
+#define CIDK__SITE ((const struct cidk__site *)0)
+static inline __attribute__((always_inline)) void
+cidk__chk_before(const struct cidk__site *s, enum cidk__chk_op op,
+		 const void *addr)
+{
+	(void)s;
+	(void)op;
+	(void)addr;
+}
+static inline __attribute__((always_inline)) void
+cidk__chk_after(uint64_t found, uint64_t left)
+{
+	(void)found;
+	(void)left;
+}
+#define CIDK__MUTANT(id) 0
+#endif
+
+#define CIDK__INLINE static inline __attribute__((always_inline))
+
+/* ---- words of the mm: _Atomic unsigned int --------------------------------- */
+
+CIDK__INLINE unsigned int cidk__ld_(const _Atomic unsigned int *p,
+				    const struct cidk__site *s)
+{
+	unsigned int v;
+
+	cidk__chk_before(s, CIDK__OP_LOAD, p);
+	v = atomic_load_explicit(p, memory_order_relaxed);
+	cidk__chk_after(v, v);
+	return v;
+}
+
+CIDK__INLINE void cidk__st_(_Atomic unsigned int *p, unsigned int v,
+			    const struct cidk__site *s)
+{
+	cidk__chk_before(s, CIDK__OP_STORE, p);
+	cidk__chk_after(atomic_load_explicit(p, memory_order_relaxed), v);
+	atomic_store_explicit(p, v, memory_order_relaxed);
+}
+
+/* seq_cst store: a mode word other CPUs must see in order (smp_mb after) */
+CIDK__INLINE void cidk__st_mb_(_Atomic unsigned int *p, unsigned int v,
+			       const struct cidk__site *s)
+{
+	cidk__chk_before(s, CIDK__OP_STORE, p);
+	cidk__chk_after(atomic_load_explicit(p, memory_order_relaxed), v);
+	atomic_store(p, v);
+}
+
+CIDK__INLINE bool cidk__cas_(_Atomic unsigned int *p, unsigned int *expected,
+			     unsigned int desired, const struct cidk__site *s)
+{
+	unsigned int want = *expected;
+	bool ok;
+
+	cidk__chk_before(s, CIDK__OP_CAS, p);
+	ok = atomic_compare_exchange_strong(p, expected, desired);
+	cidk__chk_after(ok ? want : *expected, ok ? desired : *expected);
+	return ok;
+}
+
+CIDK__INLINE unsigned int cidk__add_(_Atomic unsigned int *p, unsigned int d,
+				     const struct cidk__site *s)
+{
+	unsigned int old;
+
+	cidk__chk_before(s, CIDK__OP_RMW, p);
+	old = atomic_fetch_add(p, d);
+	cidk__chk_after(old, old + d);
+	return old;
+}
+
+CIDK__INLINE unsigned int cidk__sub_(_Atomic unsigned int *p, unsigned int d,
+				     const struct cidk__site *s)
+{
+	unsigned int old;
+
+	cidk__chk_before(s, CIDK__OP_RMW, p);
+	old = atomic_fetch_sub(p, d);
+	cidk__chk_after(old, old - d);
+	return old;
+}
+
+#define cidk__ld(p) cidk__ld_((p), CIDK__SITE)
+#define cidk__st(p, v) cidk__st_((p), (v), CIDK__SITE)
+#define cidk__st_mb(p, v) cidk__st_mb_((p), (v), CIDK__SITE)
+#define cidk__cas(p, e, d) cidk__cas_((p), (e), (d), CIDK__SITE)
+#define cidk__add(p, d) cidk__add_((p), (d), CIDK__SITE)
+#define cidk__sub(p, d) cidk__sub_((p), (d), CIDK__SITE)
+
+/* ---- 64-bit words: _Atomic uint64_t (times) --------------------------------- */
+
+CIDK__INLINE uint64_t cidk__ld64_(const _Atomic uint64_t *p,
+				  const struct cidk__site *s)
+{
+	uint64_t v;
+
+	cidk__chk_before(s, CIDK__OP_LOAD, p);
+	v = atomic_load_explicit(p, memory_order_relaxed);
+	cidk__chk_after(v, v);
+	return v;
+}
+
+CIDK__INLINE void cidk__st64_(_Atomic uint64_t *p, uint64_t v,
+			      const struct cidk__site *s)
+{
+	cidk__chk_before(s, CIDK__OP_STORE, p);
+	cidk__chk_after(atomic_load_explicit(p, memory_order_relaxed), v);
+	atomic_store_explicit(p, v, memory_order_relaxed);
+}
+
+CIDK__INLINE bool cidk__cas64_(_Atomic uint64_t *p, uint64_t *expected,
+			       uint64_t desired, const struct cidk__site *s)
+{
+	uint64_t want = *expected;
+	bool ok;
+
+	cidk__chk_before(s, CIDK__OP_CAS, p);
+	ok = atomic_compare_exchange_strong(p, expected, desired);
+	cidk__chk_after(ok ? want : *expected, ok ? desired : *expected);
+	return ok;
+}
+
+#define cidk__ld64(p) cidk__ld64_((p), CIDK__SITE)
+#define cidk__st64(p, v) cidk__st64_((p), (v), CIDK__SITE)
+#define cidk__cas64(p, e, d) cidk__cas64_((p), (e), (d), CIDK__SITE)
+
+/*
+ * ---- plain unsigned int fields read by other threads ----------------------
+ * Fields of the public struct cidk_cid_task (a C and C++ type, so not
+ * _Atomic) that another thread reads without the lock that orders their
+ * writes, as the kernel's READ_ONCE/WRITE_ONCE do.
+ */
+CIDK__INLINE unsigned int cidk__ldp_(const unsigned int *p,
+				     const struct cidk__site *s)
+{
+	unsigned int v;
+
+	cidk__chk_before(s, CIDK__OP_LOAD, p);
+	v = __atomic_load_n(p, __ATOMIC_RELAXED);
+	cidk__chk_after(v, v);
+	return v;
+}
+
+CIDK__INLINE void cidk__stp_(unsigned int *p, unsigned int v,
+			     const struct cidk__site *s)
+{
+	cidk__chk_before(s, CIDK__OP_STORE, p);
+	cidk__chk_after(__atomic_load_n(p, __ATOMIC_RELAXED), v);
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+#define cidk__ldp(p) cidk__ldp_((p), CIDK__SITE)
+#define cidk__stp(p, v) cidk__stp_((p), (v), CIDK__SITE)
+
+/* ---- the CID bitmap ------------------------------------------------------- */
+
+/* One word of @m, for a search (find first zero). */
+CIDK__INLINE unsigned long cidk__bitmap_word_(const struct cidk_mask *m,
+					      unsigned int w,
+					      const struct cidk__site *s)
+{
+	_Atomic unsigned long *p = cidk__mask_aword((struct cidk_mask *)m, w);
+	unsigned long v;
+
+	cidk__chk_before(s, CIDK__OP_LOAD, p);
+	v = atomic_load_explicit(p, memory_order_relaxed);
+	cidk__chk_after(v, v);
+	return v;
+}
+
+/* Set @bit; true when it was clear (this call took it). */
+CIDK__INLINE bool cidk__bit_take_(struct cidk_mask *m, unsigned int bit,
+				  const struct cidk__site *s)
+{
+	_Atomic unsigned long *p = cidk__mask_aword(m, cidk__bit_word(bit));
+	unsigned long old;
+
+	cidk__chk_before(s, CIDK__OP_RMW, p);
+	old = atomic_fetch_or(p, cidk__bit_mask(bit));
+	cidk__chk_after(old, old | cidk__bit_mask(bit));
+	return !(old & cidk__bit_mask(bit));
+}
+
+CIDK__INLINE void cidk__bit_clear_(struct cidk_mask *m, unsigned int bit,
+				   const struct cidk__site *s)
+{
+	_Atomic unsigned long *p = cidk__mask_aword(m, cidk__bit_word(bit));
+	unsigned long old;
+
+	cidk__chk_before(s, CIDK__OP_RMW, p);
+	old = atomic_fetch_and(p, ~cidk__bit_mask(bit));
+	cidk__chk_after(old, old & ~cidk__bit_mask(bit));
+}
+
+#define cidk__bitmap_word(m, w) cidk__bitmap_word_((m), (w), CIDK__SITE)
+#define cidk__bit_take(m, b) cidk__bit_take_((m), (b), CIDK__SITE)
+#define cidk__bit_clear(m, b) cidk__bit_clear_((m), (b), CIDK__SITE)
+
+/* ---- locks: stand-ins for the kernel's runqueue lock and mm_cid mutex ------ */
+
+static inline void cidk__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#endif
+}
+
+/*
+ * A test-and-test-and-set lock word (0 free, 1 held); after 64 pauses the
+ * waiter yields the CPU, since a user-space holder can be preempted (the
+ * kernel's holders cannot).  In the checker build a thread whose next
+ * step is LOCK on a held word is simply not scheduled.
+ */
+CIDK__INLINE void cidk__lock_(_Atomic unsigned int *l,
+			      const struct cidk__site *s)
+{
+	cidk__chk_before(s, CIDK__OP_LOCK, l);
+	for (unsigned int spins = 0;; spins++) {
+		unsigned int free_ = 0;
+
+		if (atomic_load_explicit(l, memory_order_relaxed) == 0 &&
+		    atomic_compare_exchange_weak_explicit(
+			    l, &free_, 1, memory_order_acquire,
+			    memory_order_relaxed))
+			break;
+		if (spins < 64)
+			cidk__cpu_relax();
+		else
+			sched_yield();
+	}
+	cidk__chk_after(0, 1);
+}
+
+CIDK__INLINE void cidk__unlock_(_Atomic unsigned int *l,
+				const struct cidk__site *s)
+{
+	cidk__chk_before(s, CIDK__OP_UNLOCK, l);
+	atomic_store_explicit(l, 0, memory_order_release);
+	cidk__chk_after(1, 0);
+}
+
+/* One pause of a retry loop that waits for another thread's progress. */
+CIDK__INLINE void cidk__spin_wait_(const struct cidk__site *s)
+{
+	cidk__chk_before(s, CIDK__OP_SPIN, (const void *)0);
+	cidk__cpu_relax();
+	cidk__chk_after(0, 0);
+}
+
+#define cidk__lock(l) cidk__lock_((l), CIDK__SITE)
+#define cidk__unlock(l) cidk__unlock_((l), CIDK__SITE)
+#define cidk__spin_wait() cidk__spin_wait_(CIDK__SITE)
+
+#endif /* CIDKIT_LIB_CID_ATOMIC_H */

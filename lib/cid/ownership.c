@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/cid/ownership.c - the ownership policy: the CID design Linux runs
+ * since 6.19.
+ *
+ * Sources (public; the facts are the kernel's, the code is ours):
+ *   [V5]   "sched: Rewrite MM CID management", T. Gleixner, V5 posted
+ *          2025-11-19, merged for 6.19 (tip sched/core); V3 17/20
+ *          "sched/mmcid: Provide CID ownership mode fixup functions"
+ *          (2025-10-29) describes the modes, the fixup walks and the
+ *          hysteresis pcpu_thrs = min(opt - opt/4, nr_cpu_ids/2).
+ *   [WOES] "sched/mmcid: Cure mode transition woes", V2 2026-02-02:
+ *          1/4 "Prevent live lock on task to CPU mode transition" (the
+ *          task->CPU switch gains the transit phase the reverse one had),
+ *          2/4 "Protect transition on weakly ordered systems" (one mode
+ *          word instead of two), 4/4 "Optimize transitional CIDs when
+ *          scheduling out" (a transit CID is kept, not dropped, once the
+ *          transition is over).
+ *   [FORK] "sched/mmcid: Prevent CID stalls due to concurrent forks",
+ *          2026-03-10, sched-urgent 2026-03-15: the new task becomes a
+ *          CID user only after it is visible to the fixup walk.
+ *
+ * Ownership.  A CID is owned by a task (its `own` word holds the plain
+ * CID) or by a CPU (the CPU's slot holds CID | ONCPU; a task running
+ * there uses it and mirrors it in `own`), or it is borrowed in transit
+ * (CID | TRANSIT: given back at switch-out).  The bitmap bit is set for
+ * exactly the owned CIDs.
+ *
+ * Modes.  Per-task while users <= min(nr_cpus_allowed, nr_cpu_ids): a
+ * task keeps its CID across switches and switch-in/out touch no bitmap
+ * bit.  A fork that makes users exceed that bound switches the mm to
+ * per-CPU: it sets the mode (with TRANSIT in the current variant) and
+ * walks the tasks, moving each running task's CID to its CPU and dropping
+ * the others' (fixup_tasks_to_cpus); a task that switches in before the
+ * walk reaches it hands its CID over itself.  When users fall below
+ * pcpu_thrs (recorded at the switch), the exit (or the affinity change)
+ * switches back: TRANSIT is set, the CPUs are walked, their CIDs go to
+ * the task running there (in transit) or to the pool, then TRANSIT is
+ * cleared (fixup_cpus_to_tasks).  Convergence: at switch-in a CID at or
+ * above max_cids = min(nr_cpus_allowed, users) is exchanged for a free
+ * one below it, when there is one.
+ *
+ * Variants (params.variant):
+ *   CURRENT  every fix above;
+ *   V6_19    as first merged: the task->CPU switch sets the mode with no
+ *            transit phase ([WOES] 1/4 removed that), the mode is two
+ *            words percpu and transit, written transit-first ([WOES] 2/4
+ *            made it one; under sequential consistency the two orders are
+ *            indistinguishable, so this is an assumption about the
+ *            merged code that only weak ordering could expose), a transit
+ *            CID is always dropped at switch-out ([WOES] 4/4), and fork
+ *            counts the new task as a user and gives it a CID before it
+ *            is on the task list ([FORK]).
+ *
+ * Locks (user-space stand-ins, cid_atomic.h), in nesting order:
+ *   mutex      the kernel's mm_cid.mutex and mm_cid.lock folded into one:
+ *              serialises fork, exit and affinity changes, and so users,
+ *              max_cids, pcpu_thrs, the mode of record, `active`, and the
+ *              walks.  (The kernel's raw spinlock exists because affinity
+ *              changes run under a runqueue lock and cannot sleep; ours
+ *              can, so one lock orders the same accesses.)
+ *   list_lock  the task list (the kernel walks it under RCU and adds to
+ *              it under tasklist_lock; a walk here holds the lock).
+ *   rq_lock    per CPU, the runqueue lock: a slot's cid and curr, and the
+ *              `own` word of the tasks whose `cpu` is that CPU.  A task's
+ *              `cpu` changes only under its old CPU's rq_lock, so
+ *              task_rq_lock() (read cpu, lock, re-check) pins it.
+ * Lock-free: the mode words and max_cids (read at every switch-in), the
+ * bitmap (atomic RMWs), nr_users and nr_cpus_allowed.
+ *
+ * Departures from the kernel, each for a reason:
+ *   - the mode switch back to per-task after an affinity change runs in
+ *     the caller's context; the kernel defers it to a work item;
+ *   - mm_get_cid() waits CIDK_CID_STALL_SPINS pauses, then gives up and
+ *     counts a stall (the kernel waits forever: a broken variant must not
+ *     hang a test); the switch-in then fails and leaves no trace;
+ *   - leases only: a thread whose CPU's slot is running another thread of
+ *     the mm (preempted inside a lease, which the kernel never sees) takes
+ *     the next free allowed CPU's slot instead; with every allowed slot
+ *     busy the switch-in fails (cidk_lease_enter() waits).
+ *   - the forking task is handed over by the walk like every other task
+ *     (the kernel transfers `current` first, then walks the others: the
+ *     same when the forker is first on the list, as the first task is).
+ *
+ * Cost: a switch-in in per-task mode that keeps its CID is two loads of
+ * mm words, the rq_lock, and no bitmap RMW; a switch-out one load.  The
+ * walks are O(tasks) and O(nr_cpu_ids), once per mode switch.
+ */
+#include "cid/cid_internal.h"
+
+#define OWN_UNSET CIDK__OWN_UNSET	/* MM_CID_UNSET */
+#define OWN_ONCPU 0x40000000u	/* MM_CID_ONCPU: the CPU owns it */
+#define OWN_TRANSIT 0x20000000u /* MM_CID_TRANSIT: borrowed until switch-out */
+
+static inline unsigned int own_cid(unsigned int v)
+{
+	return v & ~(OWN_ONCPU | OWN_TRANSIT);
+}
+
+static inline bool on_task(unsigned int v)
+{
+	return v < OWN_TRANSIT;
+}
+
+static inline bool on_cpu(unsigned int v)
+{
+	return (v & OWN_ONCPU) != 0 && v != OWN_UNSET;
+}
+
+static inline bool in_transit(unsigned int v)
+{
+	return (v & OWN_TRANSIT) != 0 && v != OWN_UNSET;
+}
+
+static inline bool v6_19(const struct cidk_cid_mm *mm)
+{
+	return mm->p.variant == CIDK_CID_VARIANT_V6_19;
+}
+
+/* ---- the pool ------------------------------------------------------------- */
+
+/* __mm_get_cid: one search below @limit, one test-and-set; no retry. */
+static unsigned int get_below(struct cidk_cid_mm *mm,
+			      struct cidk__cid_shard *sh, unsigned int limit)
+{
+	unsigned int cid;
+
+	if (limit > mm->nr_cpu_ids)
+		limit = mm->nr_cpu_ids;
+	cidk__st_add(sh, ST_BITMAP_SEARCH, 1);
+	cid = cidk__cid_first_zero(mm, limit);
+	if (cid >= limit || !cidk__cid_try_take(mm, sh, cid))
+		return CIDK_CID_NONE;
+	return cid;
+}
+
+/*
+ * mm_get_cid: below max_cids, else anywhere below nr_cpu_ids, waiting for
+ * a free one (the kernel spins with the runqueue lock held).  NONE after
+ * CIDK_CID_STALL_SPINS pauses: a stall.
+ */
+static unsigned int get_cid(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh)
+{
+	unsigned int cid = get_below(mm, sh, cidk__ld(&mm->max_cids));
+
+	for (unsigned int spins = 0; cid == CIDK_CID_NONE; spins++) {
+		if (spins == CIDK_CID_STALL_SPINS) {
+			cidk__st_add(sh, ST_STALLS, 1);
+			return CIDK_CID_NONE;
+		}
+		cidk__spin_wait();
+		cid = get_below(mm, sh, mm->nr_cpu_ids);
+	}
+	return cid;
+}
+
+/* mm_cid_converge: a CID below @max for @orig, keeping its ONCPU bit. */
+static unsigned int converge(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
+			     unsigned int orig, unsigned int max)
+{
+	unsigned int cid = get_below(mm, sh, max);
+
+	if (cid == CIDK_CID_NONE)
+		return orig;
+	cidk__cid_put(mm, sh, own_cid(orig));
+	return cid | (orig & OWN_ONCPU);
+}
+
+/* ---- locks ------------------------------------------------------------------ */
+
+static struct cidk__cid_slot *rq_lock(struct cidk_cid_mm *mm, unsigned int cpu)
+{
+	cidk__lock(&mm->slots[cpu].rq_lock);
+	return &mm->slots[cpu];
+}
+
+static void rq_unlock(struct cidk__cid_slot *sl)
+{
+	cidk__unlock(&sl->rq_lock);
+}
+
+/* task_rq_lock: lock the runqueue of the CPU @t is on, and pin it there. */
+static struct cidk__cid_slot *task_rq_lock(struct cidk_cid_mm *mm,
+					   struct cidk_cid_task *t)
+{
+	for (;;) {
+		unsigned int cpu = cidk__ldp(&t->cpu);
+		struct cidk__cid_slot *sl = rq_lock(mm, cpu);
+
+		if (CIDK__MUTANT(CIDK__MUT_OWN_NO_RQ_RECHECK) ||
+		    cidk__ldp(&t->cpu) == cpu)
+			return sl;
+		rq_unlock(sl);
+	}
+}
+
+/* @t (not running, the caller's own task) moves to @cpu. */
+static void move_task(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+		      unsigned int cpu)
+{
+	unsigned int from = t->cpu;
+	struct cidk__cid_slot *sl;
+
+	if (from == cpu)
+		return;
+	sl = rq_lock(mm, from);
+	cidk__stp(&t->cpu, cpu);
+	rq_unlock(sl);
+}
+
+/* ---- the mode ------------------------------------------------------------- */
+
+/* Publish a new mode (mutex held); ONCPU and TRANSIT bits. */
+static void set_mode(struct cidk_cid_mm *mm, unsigned int mode)
+{
+	if (!v6_19(mm)) {
+		cidk__st_mb(&mm->mode, mode);
+		return;
+	}
+	/* v6.19: two words, transit first (see the header) */
+	cidk__st_mb(&mm->transit, mode & OWN_TRANSIT);
+	cidk__st_mb(&mm->percpu, (mode & OWN_ONCPU) ? 1u : 0u);
+}
+
+static unsigned int min_u(unsigned int a, unsigned int b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * mm_update_max_cids (mutex held): recompute max_cids and decide the
+ * mode.  Returns +1 when the mm must switch to per-CPU, -1 back to
+ * per-task, 0 when the mode stays.  @widened: the allowed union grew, so
+ * the threshold is recomputed from the wider set.
+ */
+static int update_max_cids(struct cidk_cid_mm *mm, bool widened)
+{
+	unsigned int allowed = cidk__ld(&mm->nr_cpus_allowed);
+	unsigned int users = cidk__ld(&mm->nr_users);
+	unsigned int opt = min_u(allowed, users);
+	unsigned int thrs = min_u(opt - opt / 4, mm->nr_cpu_ids / 2);
+
+	cidk__st(&mm->max_cids, opt);
+	if (!mm->own_percpu) {
+		if (users <= min_u(allowed, mm->nr_cpu_ids))
+			return 0;
+		mm->pcpu_thrs = thrs;
+		mm->own_percpu = true;
+		return 1;
+	}
+	if (widened)
+		mm->pcpu_thrs = thrs;
+	if (users >= mm->pcpu_thrs)
+		return 0;
+	mm->own_percpu = false;
+	return -1;
+}
+
+/* ---- the walks ------------------------------------------------------------- */
+
+/*
+ * mm_cid_fixup_tasks_to_cpus (mutex held, mode already per-CPU): each
+ * visible, active task's own CID goes to the CPU it runs on, or to the
+ * pool when it is not running.  Then the transit phase ends.
+ */
+static void fixup_tasks_to_cpus(struct cidk_cid_mm *mm,
+				struct cidk__cid_shard *sh)
+{
+	cidk__st_add(sh, ST_FIXUP_WALKS, 1);
+	cidk__lock(&mm->list_lock);
+	for (struct cidk_cid_task *t = mm->tasks; t; t = t->next) {
+		struct cidk__cid_slot *sl = task_rq_lock(mm, t);
+
+		cidk__st_add(sh, ST_FIXUP_VISITS, 1);
+		if (t->active && on_task(t->own)) {
+			if (sl->curr == t &&
+			    !CIDK__MUTANT(CIDK__MUT_OWN_WALK_DROP_RUNNING)) {
+				t->own |= OWN_ONCPU; /* transfer to the CPU */
+				sl->cid = t->own;
+			} else {
+				cidk__cid_put(mm, sh, t->own);
+				t->own = OWN_UNSET;
+			}
+		}
+		rq_unlock(sl);
+	}
+	cidk__unlock(&mm->list_lock);
+	if (!v6_19(mm))
+		set_mode(mm, OWN_ONCPU); /* transit over */
+}
+
+/*
+ * mm_cid_fixup_cpus_to_tasks (mutex held, mode per-task with TRANSIT):
+ * each CPU's CID goes to the task running there, in transit, or to the
+ * pool; a task running with a task CID is marked in transit.  Then
+ * TRANSIT is cleared: from here on CIDs are strictly task-owned.
+ */
+static void fixup_cpus_to_tasks(struct cidk_cid_mm *mm,
+				struct cidk__cid_shard *sh)
+{
+	cidk__st_add(sh, ST_FIXUP_WALKS, 1);
+	for (unsigned int c = 0; c < mm->nr_cpu_ids; c++) {
+		struct cidk__cid_slot *sl = rq_lock(mm, c);
+		struct cidk_cid_task *cur = sl->curr;
+
+		cidk__st_add(sh, ST_FIXUP_VISITS, 1);
+		if (on_cpu(sl->cid)) {
+			if (cur && cur->active) {
+				cur->own = own_cid(sl->cid) | OWN_TRANSIT;
+				sl->cid = cur->own;
+			} else {
+				cidk__cid_put(mm, sh, own_cid(sl->cid));
+				sl->cid = OWN_UNSET;
+			}
+		} else if (cur && cur->active && !in_transit(cur->own)) {
+			cur->own |= OWN_TRANSIT;
+			sl->cid = cur->own;
+		}
+		rq_unlock(sl);
+	}
+	if (CIDK__MUTANT(CIDK__MUT_OWN_NO_TRANSIT_CLEAR))
+		return;
+	set_mode(mm, 0);
+}
+
+/* Switch the mode as update_max_cids() decided (mutex held). */
+static void switch_mode(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
+			int dir)
+{
+	cidk__st_add(sh, ST_MODE_SWITCHES, 1);
+	if (dir > 0) {
+		set_mode(mm, v6_19(mm) ? OWN_ONCPU : OWN_ONCPU | OWN_TRANSIT);
+		fixup_tasks_to_cpus(mm, sh);
+	} else {
+		set_mode(mm, OWN_TRANSIT);
+		fixup_cpus_to_tasks(mm, sh);
+	}
+}
+
+/* ---- switch-in and switch-out (rq_lock held) -------------------------------- */
+
+/* mm_cid_from_task: the per-task mode's switch-in. */
+static unsigned int from_task(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
+			      struct cidk_cid_task *t, struct cidk__cid_slot *sl,
+			      unsigned int mode)
+{
+	unsigned int cpu_cid = sl->cid, tcid = t->own;
+	unsigned int max = cidk__ld(&mm->max_cids);
+
+	if (on_task(tcid) && on_task(cpu_cid)) {
+		if (tcid >= max)
+			tcid = converge(mm, sh, tcid, max);
+	} else {
+		/* hand over or drop the CPU's CID */
+		if (on_cpu(cpu_cid)) {
+			if (on_task(tcid)) {
+				if (!CIDK__MUTANT(CIDK__MUT_OWN_KEEP_CPU_CID))
+					cidk__cid_put(mm, sh, own_cid(cpu_cid));
+				sl->cid = OWN_UNSET;
+			} else {
+				tcid = own_cid(cpu_cid);
+			}
+		}
+		if (!on_task(tcid)) {
+			tcid = get_cid(mm, sh);
+			if (tcid == CIDK_CID_NONE) {
+				t->own = OWN_UNSET;
+				return CIDK_CID_NONE;
+			}
+		}
+		tcid |= v6_19(mm) ? cidk__ld(&mm->transit) : mode & OWN_TRANSIT;
+	}
+	sl->cid = tcid;
+	t->own = tcid;
+	return own_cid(tcid);
+}
+
+/* mm_cid_from_cpu: the per-CPU mode's switch-in. */
+static unsigned int from_cpu(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
+			     struct cidk_cid_task *t, struct cidk__cid_slot *sl,
+			     unsigned int mode)
+{
+	unsigned int cpu_cid = sl->cid, tcid = t->own;
+	unsigned int max = cidk__ld(&mm->max_cids);
+
+	if (on_cpu(cpu_cid & tcid)) {
+		if (own_cid(cpu_cid) >= max)
+			cpu_cid = converge(mm, sh, cpu_cid, max);
+	} else {
+		/* hand over or drop the task's own CID */
+		if (on_task(tcid)) {
+			if (on_cpu(cpu_cid)) {
+				cidk__cid_put(mm, sh, tcid);
+				t->own = OWN_UNSET;
+			} else {
+				cpu_cid = tcid | OWN_ONCPU;
+			}
+		}
+		if (!on_cpu(cpu_cid)) {
+			unsigned int cid = get_cid(mm, sh);
+
+			if (cid == CIDK_CID_NONE) {
+				t->own = OWN_UNSET;
+				return CIDK_CID_NONE;
+			}
+			cpu_cid = cid | OWN_ONCPU;
+		}
+		if (mode & OWN_TRANSIT) /* never set for v6.19 (percpu word) */
+			cpu_cid = own_cid(cpu_cid) | OWN_TRANSIT;
+	}
+	sl->cid = cpu_cid;
+	t->own = cpu_cid;
+	return own_cid(cpu_cid);
+}
+
+/*
+ * The slot to run on: @cpu's, or (leases only, see the header) the next
+ * allowed one not running a task of the mm.  Returns it locked, or NULL.
+ */
+static struct cidk__cid_slot *claim_cpu(struct cidk_cid_mm *mm,
+					struct cidk_cid_task *t,
+					unsigned int *cpu)
+{
+	unsigned int n = mm->nr_cpu_ids;
+
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int c = (*cpu + i) % n;
+		struct cidk__cid_slot *sl;
+
+		if (i && !cidk_mask_test_atomic(mm->allowed, c))
+			continue;
+		move_task(mm, t, c);
+		sl = rq_lock(mm, c);
+		if (!sl->curr) {
+			*cpu = c;
+			return sl;
+		}
+		rq_unlock(sl);
+	}
+	return NULL;
+}
+
+static unsigned int ownership_switch_in(struct cidk_cid_mm *mm,
+					struct cidk_cid_task *t,
+					unsigned int cpu, uint64_t now)
+{
+	struct cidk__cid_shard *sh = cidk__shard(mm, cpu);
+	struct cidk__cid_slot *sl = claim_cpu(mm, t, &cpu);
+	unsigned int mode, cid;
+
+	(void)now;
+	if (!sl)
+		return CIDK_CID_NONE;
+	if (v6_19(mm))
+		mode = cidk__ld(&mm->percpu) ? OWN_ONCPU : 0;
+	else
+		mode = cidk__ld(&mm->mode);
+	if (mode & OWN_ONCPU)
+		cid = from_cpu(mm, sh, t, sl, mode);
+	else
+		cid = from_task(mm, sh, t, sl, mode);
+	if (cid != CIDK_CID_NONE) {
+		sl->curr = t;
+		cidk__st_add(sh, ST_ALLOCATIONS, 1);
+		if (t->last_cid != CIDK_CID_NONE && t->last_cid != cid)
+			cidk__st_add(sh, ST_CID_CHANGES, 1);
+		cidk__st_max(sh, ST_MAX_CID, (uint64_t)cid + 1);
+		t->cid = cid;
+		t->last_cid = cid;
+		t->running = true;
+	}
+	rq_unlock(sl);
+	return cid;
+}
+
+/* mm_cid_schedout: only a transit CID needs work. */
+static void ownership_switch_out(struct cidk_cid_mm *mm,
+				 struct cidk_cid_task *t, uint64_t now)
+{
+	struct cidk__cid_shard *sh = cidk__shard(mm, t->cpu);
+	struct cidk__cid_slot *sl = rq_lock(mm, t->cpu);
+	unsigned int cid = own_cid(t->own);
+
+	(void)now;
+	sl->curr = NULL;
+	if (in_transit(t->own) && !CIDK__MUTANT(CIDK__MUT_OWN_KEEP_TRANSIT)) {
+		if (!v6_19(mm)) {
+			/* transition over: keep it, as the mode says ([WOES] 4/4) */
+			unsigned int mode = cidk__ld(&mm->mode);
+
+			if (!(mode & OWN_TRANSIT) &&
+			    cid < cidk__ld(&mm->max_cids)) {
+				if (mode & OWN_ONCPU)
+					cid |= OWN_ONCPU;
+				sl->cid = cid;
+				t->own = cid;
+				rq_unlock(sl);
+				return;
+			}
+		}
+		cidk__cid_put(mm, sh, cid);
+		cidk__st_add(sh, ST_TRANSIT_DROPS, 1);
+		t->own = OWN_UNSET;
+	}
+	rq_unlock(sl);
+}
+
+static void ownership_migrate(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			      unsigned int from, unsigned int to)
+{
+	(void)from;
+	move_task(mm, t, to); /* task-owned CIDs move with the task */
+}
+
+/* ---- fork, exit, affinity (the mutex) --------------------------------------- */
+
+static void list_add_task(struct cidk_cid_mm *mm, struct cidk_cid_task *t)
+{
+	struct cidk_cid_task **pp;
+
+	cidk__lock(&mm->list_lock);
+	for (pp = &mm->tasks; *pp; pp = &(*pp)->next)
+		;
+	t->next = NULL;
+	*pp = t;
+	cidk__unlock(&mm->list_lock);
+}
+
+static void list_del_task(struct cidk_cid_mm *mm, struct cidk_cid_task *t)
+{
+	cidk__lock(&mm->list_lock);
+	for (struct cidk_cid_task **pp = &mm->tasks; *pp; pp = &(*pp)->next)
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	t->next = NULL;
+	cidk__unlock(&mm->list_lock);
+}
+
+/* sched_mm_cid_fork (with [FORK]: after the task is visible) */
+static void ownership_fork(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			   const struct cidk_mask *allowed)
+{
+	struct cidk__cid_shard *sh = cidk__shard(mm, 0);
+	int dir;
+
+	t->own = OWN_UNSET;
+	if (!v6_19(mm))
+		list_add_task(mm, t);
+	cidk__lock(&mm->mutex);
+	cidk__cid_grow_union(mm, allowed);
+	t->active = true;
+	cidk__add(&mm->nr_users, 1);
+	dir = update_max_cids(mm, false);
+	if (dir)
+		switch_mode(mm, sh, dir);
+	if (!mm->own_percpu)
+		t->own = get_cid(mm, sh); /* per-task: it owns one from birth */
+	if (t->own == CIDK_CID_NONE)
+		t->own = OWN_UNSET;
+	cidk__unlock(&mm->mutex);
+	if (v6_19(mm))
+		list_add_task(mm, t);
+}
+
+/* sched_mm_cid_exit: @t is switched out already */
+static void ownership_exit(struct cidk_cid_mm *mm, struct cidk_cid_task *t)
+{
+	struct cidk__cid_shard *sh = cidk__shard(mm, 0);
+	struct cidk__cid_slot *sl;
+	int dir;
+
+	cidk__lock(&mm->mutex);
+	sl = task_rq_lock(mm, t);
+	t->active = false;
+	if (on_task(t->own) || in_transit(t->own))
+		cidk__cid_put(mm, sh, own_cid(t->own));
+	t->own = OWN_UNSET;
+	rq_unlock(sl);
+	cidk__sub(&mm->nr_users, 1);
+	dir = update_max_cids(mm, false);
+	if (dir)
+		switch_mode(mm, sh, dir);
+	cidk__unlock(&mm->mutex);
+	list_del_task(mm, t);
+}
+
+/* mm_update_cpus_allowed (+ the deferred mode switch, done here) */
+static unsigned int ownership_affinity(struct cidk_cid_mm *mm,
+				       const struct cidk_mask *allowed)
+{
+	struct cidk__cid_shard *sh = cidk__shard(mm, 0);
+	unsigned int gained;
+	int dir;
+
+	cidk__lock(&mm->mutex);
+	gained = cidk__cid_grow_union(mm, allowed);
+	if (gained) {
+		dir = update_max_cids(mm, true);
+		if (dir)
+			switch_mode(mm, sh, dir);
+	}
+	cidk__unlock(&mm->mutex);
+	return gained;
+}
+
+const struct cidk__cid_ops cidk__ownership_ops = {
+	.name = "ownership",
+	.switch_in = ownership_switch_in,
+	.switch_out = ownership_switch_out,
+	.migrate = ownership_migrate,
+	.fork = ownership_fork,
+	.exit = ownership_exit,
+	.affinity = ownership_affinity,
+};
+
+/* ---- the invariant checker's part --------------------------------------------- */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+__attribute__((format(printf, 3, 4))) static int bad(char *why, size_t len,
+						     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && len) {
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/*
+ * Every CID is owned at most once -- by a task (plain, or in transit) or
+ * by a CPU -- its bit is set exactly when it is owned, a running task
+ * uses the CID it or its CPU owns, a task not running holds nothing in
+ * transit, and no CID leaks.  Single-threaded, at a quiescent point.
+ */
+int cidk__ownership_check(const struct cidk_cid_mm *mm,
+			  struct cidk_cid_task *const *tasks, unsigned int n,
+			  char *why, size_t whylen)
+{
+	unsigned int nr = mm->nr_cpu_ids;
+	unsigned int *owner = malloc(sizeof(*owner) * nr);
+	int rc = 0;
+
+	if (!owner)
+		return -ENOMEM;
+	for (unsigned int c = 0; c < nr; c++)
+		owner[c] = CIDK_CID_NONE;
+#define CPU_OWNER 0x80000000u
+	for (unsigned int c = 0; c < nr; c++) {
+		unsigned int v = mm->slots[c].cid;
+
+		if (!on_cpu(v))
+			continue;
+		if (own_cid(v) >= nr) {
+			rc = bad(why, whylen, "CPU %u owns CID %u >= nr_cpu_ids %u",
+				 c, own_cid(v), nr);
+			goto out;
+		}
+		owner[own_cid(v)] = c | CPU_OWNER;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		const struct cidk_cid_task *t = tasks[i];
+		unsigned int v = t->own, cid = own_cid(v);
+
+		if (!t->running && in_transit(v)) {
+			rc = bad(why, whylen,
+				 "task %u is not running but holds CID %u in transit",
+				 i, cid);
+			goto out;
+		}
+		if (t->running && cid != t->cid) {
+			rc = bad(why, whylen,
+				 "running task %u uses CID %u but its record says %u",
+				 i, t->cid, cid);
+			goto out;
+		}
+		if (on_cpu(v)) {
+			if (t->running && mm->slots[t->cpu].cid != v) {
+				rc = bad(why, whylen,
+					 "running task %u uses CPU CID %u that CPU %u does not own",
+					 i, cid, t->cpu);
+				goto out;
+			}
+			continue;
+		}
+		if (!on_task(v) && !in_transit(v))
+			continue;
+		if (cid >= nr) {
+			rc = bad(why, whylen, "task %u owns CID %u >= nr_cpu_ids %u",
+				 i, cid, nr);
+			goto out;
+		}
+		if (owner[cid] != CIDK_CID_NONE) {
+			rc = bad(why, whylen,
+				 "CID %u owned twice: by task %u and by %s %u", cid, i,
+				 (owner[cid] & CPU_OWNER) ? "CPU" : "task",
+				 owner[cid] & ~CPU_OWNER);
+			goto out;
+		}
+		owner[cid] = i;
+	}
+	for (unsigned int c = 0; c < nr; c++) {
+		bool set = cidk_mask_test_atomic(mm->cidmask, c);
+
+		if (set && owner[c] == CIDK_CID_NONE) {
+			rc = bad(why, whylen,
+				 "CID %u leaked: set in the bitmap, owned by no task or CPU",
+				 c);
+			goto out;
+		}
+		if (!set && owner[c] != CIDK_CID_NONE) {
+			rc = bad(why, whylen,
+				 "CID %u owned by %s %u but clear in the bitmap", c,
+				 (owner[c] & CPU_OWNER) ? "CPU" : "task",
+				 owner[c] & ~CPU_OWNER);
+			goto out;
+		}
+	}
+#undef CPU_OWNER
+out:
+	free(owner);
+	return rc;
+}
