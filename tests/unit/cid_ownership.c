@@ -1,0 +1,665 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ownership policy (lib/cid/ownership.c), scripted: single-threaded
+ * event sequences with the exact CIDs, ownership records and cost
+ * counters each step must produce, for both variants where they differ.
+ * The invariant checker runs after every step (strict where the policy
+ * promises min(nr_cpus_allowed, nr_users)).
+ *
+ * A task's ownership record is its `own` word (struct cidk_cid_task,
+ * policy-private: read here, never written).  Expectations spell it as
+ * "3" (the task owns CID 3), "3c" (CID 3 owned by the CPU the task last
+ * ran on), "3t" (borrowed in transit), "-" (nothing); a state string
+ * lists the live tasks in fork order: "0c 1c - -".
+ *
+ * What a single-threaded test cannot show: a task that schedules in
+ * while a fixup walk is in progress (the walk runs inside fork/exit).
+ * "Before/after the walk" here is ordering: a task running when the walk
+ * runs (its CID is handed to its CPU) against one that schedules in
+ * afterwards (its CID was dropped; it takes its CPU's or a new one).  The
+ * mid-walk interleavings are the checker's (check/) and the stress test's
+ * (tests/stress/cid_ownership_churn.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cidkit/cid.h>
+
+#include "tap.h"
+
+/* the kernel's MM_CID_* bits, as ownership.c stores them in `own` */
+#define OWN_UNSET 0x80000000u
+#define OWN_ONCPU 0x40000000u
+#define OWN_TRANSIT 0x20000000u
+
+#define NT 20
+
+struct world {
+	const char *name; /* "current" or "v6.19", for messages */
+	struct cidk_cid_mm *mm;
+	struct cidk_cid_task t[NT];
+	bool alive[NT];
+	unsigned int n; /* tasks forked so far */
+	struct cidk_mask *allowed;
+	unsigned int ncpu;
+	bool strict; /* check min(nr_cpus_allowed, nr_users) after each step */
+	bool broken; /* the checker failed once: report once, not per step */
+};
+
+static void world_init(struct world *w, enum cidk_cid_variant v,
+		       unsigned int ncpu, unsigned int nallowed)
+{
+	struct cidk_cid_params p;
+
+	memset(w, 0, sizeof(*w));
+	cidk_cid_params_default(&p, CIDK_CID_OWNERSHIP);
+	p.variant = v;
+	w->name = cidk_cid_variant_name(v);
+	w->ncpu = ncpu;
+	w->allowed = cidk_mask_alloc(ncpu);
+	cidk_mask_set_range(w->allowed, 0, nallowed);
+	w->strict = true;
+	if (cidk_cid_mm_create(&p, ncpu, w->allowed, &w->mm))
+		abort();
+}
+
+static void world_fini(struct world *w)
+{
+	for (unsigned int i = 0; i < w->n; i++)
+		if (w->alive[i])
+			cidk_cid_exit(w->mm, &w->t[i], 0);
+	cidk_cid_mm_destroy(w->mm);
+	cidk_mask_free(w->allowed);
+}
+
+static void check(struct world *w, const char *step)
+{
+	struct cidk_cid_task *live[NT];
+	unsigned int k = 0;
+	char why[200];
+
+	for (unsigned int i = 0; i < w->n; i++)
+		if (w->alive[i])
+			live[k++] = &w->t[i];
+	if (cidk_cid_check(w->mm, live, k, w->strict, why, sizeof(why)) &&
+	    !w->broken) {
+		w->broken = true;
+		ok(false, "%s: after %s: checker: %s", w->name, step, why);
+	}
+}
+
+/* fork a task allowed on the world's mask; returns its index */
+static unsigned int fork_task(struct world *w)
+{
+	unsigned int i = w->n++;
+
+	if (cidk_cid_fork(w->mm, &w->t[i], w->allowed))
+		abort();
+	w->alive[i] = true;
+	check(w, "fork");
+	return i;
+}
+
+static void fork_n(struct world *w, unsigned int n)
+{
+	while (n--)
+		fork_task(w);
+}
+
+static unsigned int in(struct world *w, unsigned int cpu, unsigned int i)
+{
+	unsigned int cid = cidk_cid_switch(cpu, NULL, NULL, w->mm, &w->t[i], 0);
+
+	check(w, "switch-in");
+	return cid;
+}
+
+static void out(struct world *w, unsigned int i)
+{
+	cidk_cid_switch(w->t[i].cpu, w->mm, &w->t[i], NULL, NULL, 0);
+	check(w, "switch-out");
+}
+
+static void ex(struct world *w, unsigned int i)
+{
+	cidk_cid_exit(w->mm, &w->t[i], 0);
+	w->alive[i] = false;
+	check(w, "exit");
+}
+
+static const char *fmt_own(unsigned int v, char *buf, size_t len)
+{
+	if (v == OWN_UNSET)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%u%s", v & ~(OWN_ONCPU | OWN_TRANSIT),
+			 (v & OWN_ONCPU) ? "c" : (v & OWN_TRANSIT) ? "t" : "");
+	return buf;
+}
+
+/* The ownership records of the live tasks, in fork order. */
+static const char *state(struct world *w)
+{
+	static char s[256];
+	size_t off = 0;
+
+	s[0] = '\0';
+	for (unsigned int i = 0; i < w->n && off < sizeof(s) - 16; i++) {
+		char b[16];
+
+		if (!w->alive[i])
+			continue;
+		off += (size_t)snprintf(s + off, sizeof(s) - off, "%s%s",
+					off ? " " : "",
+					fmt_own(w->t[i].own, b, sizeof(b)));
+	}
+	return s;
+}
+
+static bool state_is(struct world *w, const char *want, const char *what)
+{
+	const char *got = state(w);
+
+	return ok(!strcmp(got, want), "%s: %s: records \"%s\" (want \"%s\")",
+		  w->name, what, got, want);
+}
+
+static struct cidk_cid_stats st(struct world *w)
+{
+	struct cidk_cid_stats s;
+
+	cidk_cid_stats(w->mm, &s);
+	return s;
+}
+
+/* mode switches, walks, visits, transit drops, as one string */
+static bool walks_are(struct world *w, const char *want, const char *what)
+{
+	struct cidk_cid_stats s = st(w);
+	char got[96];
+
+	snprintf(got, sizeof(got), "switches %llu walks %llu visits %llu drops %llu",
+		 (unsigned long long)s.mode_switches,
+		 (unsigned long long)s.fixup_walks,
+		 (unsigned long long)s.fixup_visits,
+		 (unsigned long long)s.transit_drops);
+	return ok(!strcmp(got, want), "%s: %s: %s (want %s)", w->name, what, got,
+		  want);
+}
+
+static const enum cidk_cid_variant variants[] = {
+	CIDK_CID_VARIANT_CURRENT,
+	CIDK_CID_VARIANT_V6_19,
+};
+
+/* ---- names and parameters --------------------------------------------------- */
+
+static void test_params(void)
+{
+	struct cidk_cid_params p;
+	struct cidk_mask *m = cidk_mask_alloc(4);
+	struct cidk_cid_mm *mm = NULL;
+
+	cidk_mask_fill(m);
+	ok(!strcmp(cidk_cid_policy_name(CIDK_CID_OWNERSHIP), "ownership"),
+	   "the policy is named ownership");
+	ok(cidk_cid_params_parse("ownership", &p) == 0 &&
+	   p.kind == CIDK_CID_OWNERSHIP && p.variant == CIDK_CID_VARIANT_CURRENT,
+	   "\"ownership\": the current variant");
+	ok(cidk_cid_params_parse("ownership:current", &p) == 0 &&
+	   p.variant == CIDK_CID_VARIANT_CURRENT, "\"ownership:current\"");
+	ok(cidk_cid_params_parse("ownership:v6.19", &p) == 0 &&
+	   p.kind == CIDK_CID_OWNERSHIP && p.variant == CIDK_CID_VARIANT_V6_19,
+	   "\"ownership:v6.19\"");
+	ok(cidk_cid_params_parse("ownership:v7.0", &p) == -EINVAL,
+	   "unknown variant: -EINVAL");
+	ok(cidk_cid_params_parse("lazy:v6.19", &p) == -EINVAL,
+	   "a variant of a policy without variants: -EINVAL");
+	ok(!strcmp(cidk_cid_variant_name(CIDK_CID_VARIANT_V6_19), "v6.19") &&
+	   cidk_cid_variant_name(CIDK_CID_NR_VARIANTS) == NULL, "variant names");
+	cidk_cid_params_default(&p, CIDK_CID_LAZY);
+	p.variant = CIDK_CID_VARIANT_V6_19;
+	ok(cidk_cid_mm_create(&p, 4, m, &mm) == -EINVAL,
+	   "mm_create: a v6.19 lazy mm is -EINVAL");
+	cidk_mask_free(m);
+}
+
+/* ---- per-task mode ------------------------------------------------------------ */
+
+/*
+ * Users within min(nr_cpus_allowed, nr_cpu_ids): each task owns a CID from
+ * its fork on and keeps it across switches and CPUs; switch-in and -out
+ * do no bitmap RMW.  Both variants alike.
+ */
+static void test_per_task(enum cidk_cid_variant v)
+{
+	struct world w;
+	uint64_t rmw;
+	bool same = true;
+
+	world_init(&w, v, 4, 4);
+	fork_n(&w, 3);
+	state_is(&w, "0 1 2", "per-task: each task owns a CID from fork on");
+	ok(st(&w).bitmap_rmw == 3, "%s: per-task: three forks, three bitmap RMWs",
+	   w.name);
+	rmw = st(&w).bitmap_rmw;
+	ok(in(&w, 0, 0) == 0 && in(&w, 1, 1) == 1 && in(&w, 2, 2) == 2,
+	   "%s: per-task: tasks switch in with their own CIDs", w.name);
+	state_is(&w, "0 1 2", "per-task: running tasks still own theirs");
+	out(&w, 0);
+	out(&w, 1);
+	ok(in(&w, 1, 0) == 0, "%s: per-task: task 0 on CPU 1 keeps CID 0", w.name);
+	ok(in(&w, 3, 1) == 1, "%s: per-task: task 1 on CPU 3 keeps CID 1", w.name);
+	for (unsigned int r = 0; r < 50; r++) {
+		unsigned int a = r % 3;
+
+		out(&w, a); /* a busy CPU sends it to the next free one */
+		same &= in(&w, (r * 7 + 1) % 4, a) == a;
+	}
+	ok(same, "%s: per-task: 50 more switches, every task keeps its CID",
+	   w.name);
+	ok(st(&w).bitmap_rmw == rmw && st(&w).bitmap_search == 3,
+	   "%s: per-task: switches did no bitmap RMW and no search (RMWs %llu, "
+	   "searches %llu)", w.name, (unsigned long long)(st(&w).bitmap_rmw - rmw),
+	   (unsigned long long)st(&w).bitmap_search);
+	walks_are(&w, "switches 0 walks 0 visits 0 drops 0", "per-task");
+
+	/* the same-mm switch: no hand-over, each keeps its own */
+	for (unsigned int i = 0; i < 3; i++)
+		out(&w, i);
+	in(&w, 0, 2);
+	ok(cidk_cid_switch(0, w.mm, &w.t[2], w.mm, &w.t[1], 0) == 1 &&
+	   !w.t[2].running && w.t[1].cpu == 0,
+	   "%s: per-task: same-mm switch on CPU 0: task 1 runs with its own CID 1",
+	   w.name);
+	check(&w, "same-mm switch");
+	ok(st(&w).bitmap_rmw == rmw, "%s: per-task: still no bitmap RMW", w.name);
+
+	/* a fourth user still fits: it owns the last free CID */
+	fork_task(&w);
+	state_is(&w, "0 1 2 3", "per-task: a fourth user owns CID 3");
+	walks_are(&w, "switches 0 walks 0 visits 0 drops 0",
+		  "users == nr_cpus_allowed: no mode switch");
+	world_fini(&w);
+}
+
+/* leases only: a busy CPU sends the task to the next free allowed one */
+static void test_busy_cpu(enum cidk_cid_variant v)
+{
+	struct world w;
+
+	world_init(&w, v, 4, 4);
+	fork_n(&w, 2);
+	in(&w, 2, 0);
+	ok(in(&w, 2, 1) == 1 && w.t[1].cpu == 3,
+	   "%s: CPU 2 busy with task 0: task 1 runs on CPU 3 with its CID 1",
+	   w.name);
+	world_fini(&w);
+}
+
+/* ---- per-task -> per-CPU: the fork over the threshold ------------------------ */
+
+/*
+ * nr_cpu_ids 4, all allowed.  Four users fit; the fifth fork switches to
+ * per-CPU (users 5 > min(4, 4)), pcpu_thrs = min(4 - 4/4, 4/2) = 2.  Task
+ * 0 runs on CPU 0 and task 1 on CPU 1 when the walk runs: their CIDs go to
+ * those CPUs; tasks 2 and 3 sleep: theirs go to the pool.
+ */
+static void test_to_per_cpu(enum cidk_cid_variant v)
+{
+	struct world w;
+	bool cur = v == CIDK_CID_VARIANT_CURRENT;
+	uint64_t rmw;
+
+	world_init(&w, v, 4, 4);
+	fork_n(&w, 4);
+	in(&w, 0, 0);
+	in(&w, 1, 1);
+	in(&w, 2, 2); /* ran on CPU 2 once: CPU 2 remembers CID 2 (a plain one) */
+	out(&w, 2);
+	state_is(&w, "0 1 2 3", "before the fork over the threshold");
+	fork_task(&w);
+	/*
+	 * The running tasks' CIDs now belong to their CPUs ("0c"), the
+	 * sleeping tasks' are in the pool ("-"), the new task has none.
+	 * KERNEL: with every fix ([WOES] 1/4, "Prevent live lock on task to
+	 * CPU mode transition"), mm_cid_fixup_task_to_cpu() puts a running
+	 * task's CID *in transit* (mm_cid_transit_to_cpu: cid | TRANSIT on
+	 * the task and the CPU), and the task's switch-out then hands it to
+	 * the CPU ([WOES] 4/4).  ownership.c transfers it as ONCPU at once in
+	 * both variants; the current variant's records here would be
+	 * "0t 1t - - -".  Asserting what ownership.c does (reported).
+	 */
+	state_is(&w, "0c 1c - - -", "after the walk (running: to their CPUs)");
+	walks_are(&w, cur ? "switches 1 walks 1 visits 5 drops 0"
+			  : "switches 1 walks 1 visits 4 drops 0",
+		  cur ? "one switch, one walk over all five tasks (the new one "
+			"is on the list before it is a user: [FORK])"
+		      : "one switch, one walk over four tasks (the new one is "
+			"not on the list yet)");
+	ok(w.t[0].cid == 0 && w.t[1].cid == 1 && w.t[0].running &&
+	   w.t[1].running, "%s: the running tasks kept CIDs 0 and 1", w.name);
+
+	/* after the walk: a task scheduling in takes its CPU's CID, or a new one */
+	rmw = st(&w).bitmap_rmw;
+	ok(in(&w, 2, 2) == 2, "%s: task 2 on CPU 2 (no CPU CID yet): new CID 2",
+	   w.name);
+	ok(st(&w).bitmap_rmw == rmw + 1,
+	   "%s: ... one bitmap RMW to take it", w.name);
+	ok(in(&w, 3, 4) == 3, "%s: the new task on CPU 3: new CID 3", w.name);
+	state_is(&w, "0c 1c 2c - 3c", "four CPUs own 0..3");
+	out(&w, 2);
+	rmw = st(&w).bitmap_rmw;
+	ok(in(&w, 2, 3) == 2,
+	   "%s: per-CPU: task 3 on CPU 2 uses the CPU's CID 2", w.name);
+	out(&w, 3);
+	ok(in(&w, 2, 2) == 2, "%s: per-CPU: task 2 back on CPU 2: CID 2 again",
+	   w.name);
+	ok(st(&w).bitmap_rmw == rmw,
+	   "%s: per-CPU: switches on CPUs that own a CID do no bitmap RMW",
+	   w.name);
+	state_is(&w, "0c 1c 2c 2c 3c",
+		 "tasks 2 and 3 both record CPU 2's CID (only one runs)");
+	walks_are(&w, cur ? "switches 1 walks 1 visits 5 drops 0"
+			  : "switches 1 walks 1 visits 4 drops 0",
+		  "per-CPU switches walk nothing");
+
+	/* a sixth user in per-CPU mode: no CID at fork, no walk */
+	fork_task(&w);
+	ok(w.t[5].own == OWN_UNSET, "%s: a fork in per-CPU mode gives no CID",
+	   w.name);
+	walks_are(&w, cur ? "switches 1 walks 1 visits 5 drops 0"
+			  : "switches 1 walks 1 visits 4 drops 0",
+		  "a fork in per-CPU mode does not walk");
+	world_fini(&w);
+}
+
+/*
+ * The threshold counts allowed CPUs, not possible ones: nr_cpu_ids 8,
+ * allowed 0-3.  KERNEL: the merged series (tip 340af997d25d "Provide CID
+ * ownership mode fixup functions", and 6.19) switches when users >
+ * max_cids = min(opt + opt/4, num_possible_cpus()), opt = min(allowed,
+ * users): with 4 allowed CPUs the 5th user still fits (max_cids 5) and
+ * the 6th switches; allocation and convergence use that max_cids too.
+ * ownership.c has max_cids = opt and switches at users > min(allowed,
+ * nr_cpu_ids): at the 5th user.  Asserting what ownership.c does
+ * (reported).
+ */
+static void test_threshold_allowed(enum cidk_cid_variant v)
+{
+	struct world w;
+
+	world_init(&w, v, 8, 4);
+	fork_n(&w, 4);
+	walks_are(&w, "switches 0 walks 0 visits 0 drops 0",
+		  "8 possible, 4 allowed: four users fit");
+	fork_task(&w);
+	ok(st(&w).mode_switches == 1,
+	   "%s: the 5th user switches to per-CPU (users 5 > min(4 allowed, 8))",
+	   w.name);
+	state_is(&w, "- - - - -", "nobody ran: every CID went back to the pool");
+	ok(in(&w, 0, 4) == 0 && in(&w, 1, 0) == 1,
+	   "%s: CIDs restart from 0 on CPUs 0 and 1", w.name);
+	world_fini(&w);
+}
+
+/* ---- per-CPU -> per-task: exits below pcpu_thrs, the transit phase ---------- */
+
+/*
+ * nr_cpu_ids 6, all allowed.  Seven users: per-CPU with pcpu_thrs =
+ * min(6 - 6/4, 6/2) = 3.  Task 0 runs on CPU 0 (CID 0), task 2 on CPU 2
+ * (CID 2); task 1's CPU 1 owns CID 1 while task 1 sleeps.  Exits down to
+ * two users switch back: the walk over the CPUs gives CPU 0's and CPU 2's
+ * CIDs to the tasks running there *in transit*, drops CPU 1's into the
+ * pool, and ends the transition.  At switch-out the current variant keeps
+ * a transit CID below max_cids (= 2) as the task's own ([WOES] 4/4) and
+ * drops one at or above it; v6.19 drops every transit CID.
+ */
+static void test_back_to_per_task(enum cidk_cid_variant v)
+{
+	struct world w;
+	bool cur = v == CIDK_CID_VARIANT_CURRENT;
+	uint64_t rmw;
+
+	world_init(&w, v, 6, 6);
+	fork_n(&w, 6);
+	fork_task(&w); /* 7 > 6: per-CPU; nobody running: all CIDs dropped */
+	state_is(&w, "- - - - - - -", "per-CPU, nobody ran yet");
+	ok(in(&w, 0, 0) == 0 && in(&w, 1, 1) == 1 && in(&w, 2, 2) == 2,
+	   "%s: per-CPU: CPUs 0, 1, 2 take CIDs 0, 1, 2", w.name);
+	out(&w, 1);
+	state_is(&w, "0c 1c 2c - - - -", "tasks 0 and 2 run, CPU 1 keeps CID 1");
+	w.strict = false; /* users fall below the CIDs in use until the switch */
+	for (unsigned int i = 6; i >= 3; i--)
+		ex(&w, i);
+	ok(cidk_cid_nr_users(w.mm) == 3 && st(&w).mode_switches == 1,
+	   "%s: three users left (= pcpu_thrs): still per-CPU", w.name);
+	ex(&w, 1); /* users 2 < 3: back to per-task */
+	ok(st(&w).mode_switches == 2,
+	   "%s: the exit to two users (< pcpu_thrs 3) switches back", w.name);
+	state_is(&w, "0t 2t",
+		 "the tasks running during the switch back hold their CIDs in transit");
+	walks_are(&w, cur ? "switches 2 walks 2 visits 13 drops 0"
+			  : "switches 2 walks 2 visits 12 drops 0",
+		  "two walks: tasks (7 or 6 visited), then the 6 CPUs");
+	ok(w.t[0].cid == 0 && w.t[2].cid == 2,
+	   "%s: the running tasks' CIDs did not change", w.name);
+
+	/* switch-out after the transition */
+	out(&w, 2);
+	ok(w.t[2].own == OWN_UNSET,
+	   "%s: task 2's transit CID 2 >= max_cids 2: dropped at switch-out",
+	   w.name);
+	out(&w, 0);
+	w.strict = true;
+	check(&w, "switch-outs after the transition");
+	if (cur) {
+		state_is(&w, "0 -",
+			 "task 0's transit CID 0 < max_cids is kept as its own");
+		walks_are(&w, "switches 2 walks 2 visits 13 drops 1",
+			  "one transit drop (task 2's)");
+	} else {
+		state_is(&w, "- -", "every transit CID is dropped at switch-out");
+		walks_are(&w, "switches 2 walks 2 visits 12 drops 2",
+			  "two transit drops");
+	}
+
+	/* and the next switch-ins, converged below max_cids = 2 */
+	rmw = st(&w).bitmap_rmw;
+	ok(in(&w, 2, 2) == (cur ? 1u : 0u),
+	   "%s: task 2 back on CPU 2: lowest free CID below 2 (%u)", w.name,
+	   cur ? 1u : 0u);
+	ok(in(&w, 0, 0) == (cur ? 0u : 1u), "%s: task 0 back on CPU 0: CID %u",
+	   w.name, cur ? 0u : 1u);
+	ok(st(&w).bitmap_rmw == rmw + (cur ? 1 : 2),
+	   "%s: %s", w.name,
+	   cur ? "one allocation (task 0 kept its CID)"
+	       : "two allocations");
+	state_is(&w, cur ? "0 1" : "1 0", "per-task again");
+	world_fini(&w);
+}
+
+/* ---- migration ------------------------------------------------------------------ */
+
+/* Per-task: the CID moves with the task.  Per-CPU: it stays with the CPU. */
+static void test_migration(enum cidk_cid_variant v)
+{
+	struct world w;
+
+	world_init(&w, v, 4, 4);
+	fork_n(&w, 2);
+	in(&w, 0, 0);
+	in(&w, 1, 1);
+	out(&w, 0);
+	cidk_cid_migrate(w.mm, &w.t[0], 0, 3, 0);
+	ok(w.t[0].cpu == 3, "%s: migrate moves the task to CPU 3", w.name);
+	check(&w, "migrate");
+	ok(in(&w, 3, 0) == 0, "%s: per-task: task 0 runs on CPU 3 with CID 0",
+	   w.name);
+	out(&w, 0);
+	out(&w, 1);
+	ok(in(&w, 0, 1) == 1,
+	   "%s: per-task: task 1 on CPU 0 (where CID 0 ran): still CID 1", w.name);
+	out(&w, 1);
+	world_fini(&w);
+
+	/* per-CPU: 5 users on 4 CPUs */
+	world_init(&w, v, 4, 4);
+	fork_n(&w, 5);
+	ok(in(&w, 0, 0) == 0 && in(&w, 3, 1) == 1,
+	   "%s: per-CPU: task 0 on CPU 0 takes 0, task 1 on CPU 3 takes 1", w.name);
+	out(&w, 0);
+	out(&w, 1);
+	cidk_cid_migrate(w.mm, &w.t[0], 0, 3, 0);
+	check(&w, "migrate");
+	ok(in(&w, 3, 0) == 1,
+	   "%s: per-CPU: task 0 migrated to CPU 3 uses CPU 3's CID 1", w.name);
+	ok(in(&w, 0, 1) == 0,
+	   "%s: per-CPU: task 1 on CPU 0 uses CPU 0's CID 0", w.name);
+	state_is(&w, "1c 0c - - -", "per-CPU: the CIDs stayed with the CPUs");
+	/* a running task is left alone by migrate */
+	cidk_cid_migrate(w.mm, &w.t[0], 3, 2, 0);
+	ok(w.t[0].cpu == 3, "%s: migrate of a running task does nothing", w.name);
+	world_fini(&w);
+}
+
+/* ---- convergence ------------------------------------------------------------------ */
+
+/*
+ * A CID at or above max_cids is exchanged at switch-in for the lowest
+ * free one below it -- on the fast path only (the task's and the CPU's
+ * records agree on the mode), as mm_cid_from_task()/mm_cid_from_cpu() do.
+ */
+static void test_convergence(enum cidk_cid_variant v)
+{
+	struct world w;
+
+	/* per-task: task 3 owns CID 3; users fall to 2 */
+	world_init(&w, v, 4, 4);
+	fork_n(&w, 4);
+	in(&w, 0, 3);
+	out(&w, 3); /* CPU 0's record: plain CID 3 */
+	ex(&w, 0);
+	ex(&w, 1);
+	ok(cidk_cid_max_cids(w.mm) == 2, "%s: two users: max_cids 2", w.name);
+	w.strict = false;
+	ok(in(&w, 1, 3) == 3,
+	   "%s: per-task, CPU 1 never ran the mm: task 3 keeps CID 3 (no fast path)",
+	   w.name);
+	out(&w, 3);
+	w.strict = true;
+	ok(in(&w, 1, 3) == 0,
+	   "%s: per-task, again on CPU 1 (fast path): CID 3 >= 2 converges to 0",
+	   w.name);
+	out(&w, 3);
+	ok(in(&w, 1, 2) == 1,
+	   "%s: task 2 (CID 2) on CPU 1 (fast path): converges to 1", w.name);
+	state_is(&w, "1 0", "per-task, converged");
+	world_fini(&w);
+
+	/*
+	 * per-CPU: task 3 runs on CPU 3 with CID 3 when the fifth fork
+	 * switches, so CPU 3 owns CID 3; exits to 2 users (= pcpu_thrs 2)
+	 * stay per-CPU with max_cids 2.
+	 */
+	world_init(&w, v, 4, 4);
+	fork_n(&w, 4);
+	in(&w, 3, 3);
+	fork_task(&w);
+	state_is(&w, "- - - 3c -", "per-CPU: CPU 3 owns task 3's CID 3");
+	w.strict = false;
+	ex(&w, 4);
+	ex(&w, 0);
+	ex(&w, 1);
+	ok(cidk_cid_nr_users(w.mm) == 2 && st(&w).mode_switches == 1 &&
+	   cidk_cid_max_cids(w.mm) == 2,
+	   "%s: two users (= pcpu_thrs): still per-CPU, max_cids 2", w.name);
+	out(&w, 3);
+	ok(in(&w, 3, 2) == 3,
+	   "%s: task 2 (no record) on CPU 3: takes the CPU's CID 3 as it is",
+	   w.name);
+	out(&w, 2);
+	w.strict = true;
+	ok(in(&w, 3, 2) == 0,
+	   "%s: again on CPU 3 (task and CPU agree): CID 3 converges to 0", w.name);
+	state_is(&w, "0c 3c", "CPU 3 now owns CID 0 (task 3's record is stale)");
+	out(&w, 2);
+	ok(in(&w, 3, 3) == 0, "%s: task 3 on CPU 3: the CPU's CID 0", w.name);
+	world_fini(&w);
+}
+
+/* ---- affinity ---------------------------------------------------------------------- */
+
+/*
+ * nr_cpu_ids 16, the mm allowed on CPUs 0-1: the third user switches to
+ * per-CPU with pcpu_thrs = min(2 - 0, 8) = 2.  Growing to 8 users keeps
+ * that threshold: exits down to 5 users stay per-CPU.  When a task's
+ * affinity grows to all 16 CPUs, the threshold is recomputed from the
+ * wider set, min(8 - 2, 8) = 6 (mm_update_cpus_allowed), and the exit to
+ * 5 users switches back.  The affinity change itself never switches: with
+ * opt = min(allowed, users) <= users, users < opt - opt/4 cannot hold.
+ */
+static void test_affinity(enum cidk_cid_variant v, bool widen)
+{
+	struct world w;
+	struct cidk_mask *all;
+
+	world_init(&w, v, 16, 2);
+	fork_n(&w, 3);
+	ok(st(&w).mode_switches == 1,
+	   "%s: 2 allowed CPUs: the third user switches to per-CPU", w.name);
+	fork_n(&w, 5);
+	ok(in(&w, 0, 0) == 0 && in(&w, 1, 1) == 1,
+	   "%s: CPUs 0 and 1 own CIDs 0 and 1", w.name);
+	out(&w, 0);
+	if (widen) {
+		all = cidk_mask_alloc(16);
+		cidk_mask_fill(all);
+		ok(cidk_cid_set_affinity(w.mm, &w.t[7], all) == 14 &&
+		   cidk_cid_nr_cpus_allowed(w.mm) == 16 &&
+		   cidk_cid_max_cids(w.mm) == 8,
+		   "%s: task 7 allowed everywhere: +14 CPUs, max_cids 8", w.name);
+		cidk_mask_free(all);
+		check(&w, "set_affinity");
+		ok(st(&w).mode_switches == 1,
+		   "%s: the affinity change alone does not switch", w.name);
+	}
+	ex(&w, 7);
+	ex(&w, 6);
+	ok(st(&w).mode_switches == 1,
+	   "%s: 6 users (>= pcpu_thrs %u): still per-CPU", w.name, widen ? 6 : 2);
+	ex(&w, 5);
+	if (widen) {
+		ok(st(&w).mode_switches == 2,
+		   "%s: widened: the exit to 5 users (< pcpu_thrs 6) switches back",
+		   w.name);
+		state_is(&w, "0c 1t - - -",
+			 "task 1 (running) holds CPU 1's CID in transit; CPU 0's CID "
+			 "went to the pool (task 0's record is stale)");
+	} else {
+		ok(st(&w).mode_switches == 1,
+		   "%s: not widened: 5 users (>= pcpu_thrs 2) stay per-CPU", w.name);
+		state_is(&w, "0c 1c - - -", "still per-CPU");
+	}
+	world_fini(&w);
+}
+
+int main(void)
+{
+	test_params();
+	for (unsigned int i = 0; i < 2; i++) {
+		enum cidk_cid_variant v = variants[i];
+
+		test_per_task(v);
+		test_busy_cpu(v);
+		test_to_per_cpu(v);
+		test_threshold_allowed(v);
+		test_back_to_per_task(v);
+		test_migration(v);
+		test_convergence(v);
+		test_affinity(v, false);
+		test_affinity(v, true);
+	}
+	return done_testing();
+}
