@@ -224,10 +224,15 @@ static void test_lazy_compaction(enum cidk_cid_policy_kind kind,
 	ok(in(&w, 0, 1, 0) == 0 && in(&w, 1, 2, 0) == 1 && in(&w, 2, 3, 0) == 2 &&
 	   in(&w, 3, 0, 0) == 3, "%s/%u: leader on CPU 3 holds CID 3", name, batch);
 	ok(scan(w.mm, &w.t[0], 3, MS(1)) == 0, "%s: first trigger only arms", name);
-	for (unsigned int i = 1; i <= 3; i++)
-		cidk_cid_exit(w.mm, &w.t[i], MS(20));
-	check(&w, "exits");
 	ok(scan(w.mm, &w.t[0], 3, MS(60)) == 0, "%s: not due at 60 ms", name);
+	/*
+	 * The followers exit at 90 ms, 60 ms before the scan: their CPUs give
+	 * their CIDs back at exit (sched_mm_cid_exit_signals), so the first
+	 * due scan converges the leader without waiting for an expiry.
+	 */
+	for (unsigned int i = 1; i <= 3; i++)
+		cidk_cid_exit(w.mm, &w.t[i], MS(90));
+	check(&w, "exits");
 	ok(other(w.mm, &w.t[0], 3, MS(150)) == 0,
 	   "%s: the other trigger never scans", name);
 	visited = 0;
@@ -247,14 +252,14 @@ static void test_lazy_compaction(enum cidk_cid_policy_kind kind,
 	ok(in(&w, 3, 0, 170) == 0, "%s/%u: after the scan the leader gets CID 0",
 	   name, batch);
 	st = stats(&w);
-	ok(st.compaction_releases == 3 && st.deferred_releases == 1 &&
+	ok(st.compaction_releases == 0 && st.deferred_releases == 1 &&
 	   st.compaction_max_cpus == batch && st.compaction_cpus == 4,
-	   "%s/%u: releases %llu (3), deferred %llu (1), max cpus/call %llu (%u)",
+	   "%s/%u: releases %llu (0: the exits did), deferred %llu (1), max cpus/call %llu (%u)",
 	   name, batch, (unsigned long long)st.compaction_releases,
 	   (unsigned long long)st.deferred_releases,
 	   (unsigned long long)st.compaction_max_cpus, batch);
-	ok(cidk_cid_releases(w.mm) == 4,
-	   "%s/%u: cidk_cid_releases() counts immediate + deferred (4)", name,
+	ok(cidk_cid_releases(w.mm) == 1,
+	   "%s/%u: cidk_cid_releases() counts immediate + deferred (1)", name,
 	   batch);
 	world_fini(&w);
 }
@@ -280,6 +285,170 @@ static void test_lazy_reuse(void)
 	check(&w, "migrate");
 	ok(in(&w, 2, 1, 5) == 0 && stats(&w).migrate_moves == 1,
 	   "lazy: a migrating task takes its slot CID along");
+	world_fini(&w);
+}
+
+/*
+ * Exit gives the CPU's CID back (sched_mm_cid_exit_signals -> mm_cid_put),
+ * and a slot's CID is reused with no bound check (mm_cid_get): the issue's
+ * sequence, on 4 CPUs.
+ */
+static void test_lazy_exit(enum cidk_cid_policy_kind kind)
+{
+	const char *name = cidk_cid_policy_name(kind);
+	struct world w;
+
+	world_init(&w, kind, 4, 2, CIDK_CID_SCAN_RETURN_TO_USER, 0);
+	cidk_cid_return_to_user(w.mm, &w.t[0], 0, MS(0)); /* arm: due at 100 */
+	ok(in(&w, 0, 0, 1) == 0 && in(&w, 1, 1, 1) == 1,
+	   "%s: A on CPU 0 takes 0, B on CPU 1 takes 1", name);
+	out(&w, 1, 2);
+	cidk_cid_exit(w.mm, &w.t[0], MS(3)); /* A, running, exits */
+	check(&w, "exit");
+	ok(in(&w, 1, 1, 4) == 1 && cidk_cid_max_cids(w.mm) == 1,
+	   "%s: B gets its CPU's CID 1 back with one user (no bound check, as the kernel)",
+	   name);
+	cidk_cid_fork(w.mm, &w.t[2], w.all);
+	w.n = 3;
+	ok(in(&w, 2, 2, 5) == 0,
+	   "%s: a new thread on CPU 2 gets 0: A's exit freed CPU 0's CID", name);
+	out(&w, 2, 6);
+	cidk_cid_exit(w.mm, &w.t[2], MS(7));
+	check(&w, "exit of a sleeping task");
+	ok(cidk_cid_return_to_user(w.mm, &w.t[1], 1, MS(100)) == 4 &&
+	   stats(&w).deferred_releases == 1,
+	   "%s: the first due scan marks B's CID 1 (>= weight 1) LAZY_PUT", name);
+	out(&w, 1, 101);
+	ok(in(&w, 3, 1, 102) == 0,
+	   "%s: then B gets 0: below min(capacity, threads) after the scan", name);
+	ok(stats(&w).compaction_releases == 0,
+	   "%s: the scan had nothing idle left to release (exits did)", name);
+	world_fini(&w);
+}
+
+/*
+ * sched_mm_cid_migrate_to(): the source slot's CID is moved when the
+ * destination is empty, released when it is not -- unless users >=
+ * nr_cpus_allowed, when nothing moves.
+ */
+static void test_lazy_migrate(enum cidk_cid_policy_kind kind)
+{
+	const char *name = cidk_cid_policy_name(kind);
+	struct cidk_cid_stats a;
+	struct world w;
+
+	/* 2 users on 4 CPUs: destination set -> the source CID is freed */
+	world_init(&w, kind, 4, 2, CIDK_CID_SCAN_RETURN_TO_USER, 0);
+	in(&w, 0, 0, 0);
+	in(&w, 1, 1, 0);
+	out(&w, 0, 1);
+	out(&w, 1, 1); /* CPU 0 parks 0, CPU 1 parks 1 */
+	cidk_cid_migrate(w.mm, &w.t[0], 0, 1, MS(2));
+	check(&w, "migrate onto a set CPU");
+	a = stats(&w);
+	ok(a.migrate_moves == 0 && in(&w, 2, 1, 3) == 0,
+	   "%s: users < allowed, destination set: the source's CID 0 is released (CPU 2 gets 0)",
+	   name);
+	world_fini(&w);
+
+	/* 4 users on 4 CPUs: destination set -> nothing moves */
+	world_init(&w, kind, 4, 4, CIDK_CID_SCAN_RETURN_TO_USER, 0);
+	in(&w, 0, 0, 0);
+	in(&w, 1, 1, 0);
+	out(&w, 0, 1);
+	out(&w, 1, 1);
+	cidk_cid_migrate(w.mm, &w.t[0], 0, 1, MS(2));
+	check(&w, "migrate, users >= allowed");
+	a = stats(&w);
+	ok(in(&w, 0, 2, 3) == 0 && stats(&w).handovers == a.handovers + 1,
+	   "%s: users >= allowed: CPU 0 keeps its CID 0 (a slot hit)", name);
+	ok(in(&w, 2, 3, 3) == 2, "%s: and CPU 2 takes 2 (0 and 1 are parked)",
+	   name);
+	world_fini(&w);
+
+	/* destination empty: the CID moves even when users >= allowed */
+	world_init(&w, kind, 2, 2, CIDK_CID_SCAN_RETURN_TO_USER, 0);
+	in(&w, 0, 0, 0);
+	out(&w, 0, 1);
+	cidk_cid_migrate(w.mm, &w.t[0], 0, 1, MS(2));
+	check(&w, "migrate onto an empty CPU");
+	ok(stats(&w).migrate_moves == 1 && in(&w, 1, 0, 3) == 0,
+	   "%s: destination empty: CID 0 moves with the task", name);
+	ok(in(&w, 0, 1, 3) == 1, "%s: and CPU 0, now empty, takes 1", name);
+	world_fini(&w);
+}
+
+/* cache-local: migration clears the source's recent CID; an empty
+   destination with a recent CID counts as set. */
+static void test_cache_local_migrate(void)
+{
+	struct world w;
+	unsigned int lazy_cid = 0, cl_cid = 0;
+
+	for (int k = 0; k < 2; k++) {
+		enum cidk_cid_policy_kind kind =
+			k ? CIDK_CID_CACHE_LOCAL : CIDK_CID_LAZY;
+
+		world_init(&w, kind, 4, 4, CIDK_CID_SCAN_RETURN_TO_USER, 0);
+		in(&w, 0, 0, 0);
+		in(&w, 1, 1, 0);
+		out(&w, 0, 1);
+		out(&w, 1, 1);
+		/* CPU 1's CID 1 moves to empty CPU 2 (CPU 1 forgets it) */
+		cidk_cid_migrate(w.mm, &w.t[1], 1, 2, MS(2));
+		cidk_cid_exit(w.mm, &w.t[1], MS(3)); /* frees CPU 2's 1 */
+		check(&w, "migrate and exit");
+		w.tp[1] = &w.t[3];
+		w.n = 3;
+		/* 3 users, 2 CIDs used so far: CPU 1 expands to 2 (its recent
+		   1 was cleared); lazy takes the lowest free, 1 */
+		if (k)
+			cl_cid = in(&w, 1, 2, 4);
+		else
+			lazy_cid = in(&w, 1, 2, 4);
+		world_fini(&w);
+	}
+	ok(cl_cid == 2 && lazy_cid == 1,
+	   "cache-local: the migration cleared CPU 1's recent CID: it spreads to 2 (got %u; lazy %u)",
+	   cl_cid, lazy_cid);
+
+	/* CPU 2 empty but with a recent CID: set, so the source CID is freed */
+	world_init(&w, CIDK_CID_CACHE_LOCAL, 4, 3, CIDK_CID_SCAN_RETURN_TO_USER, 0);
+	cidk_cid_return_to_user(w.mm, &w.t[0], 0, MS(0)); /* arm */
+	in(&w, 2, 0, 1); /* CPU 2: 0 */
+	out(&w, 0, 2);
+	cidk_cid_exit(w.mm, &w.t[0], MS(3)); /* CPU 2 empty, recent 0 */
+	cidk_cid_fork(w.mm, &w.t[0], w.all);
+	in(&w, 0, 1, 4); /* CPU 0: 1 (expansion) */
+	out(&w, 1, 5);
+	cidk_cid_migrate(w.mm, &w.t[1], 0, 2, MS(6));
+	check(&w, "migrate onto a CPU with a recent CID");
+	ok(stats(&w).migrate_moves == 0 && in(&w, 2, 2, 7) == 0,
+	   "cache-local: a destination with a recent CID counts as set: CID 1 is freed, not moved (CPU 2 reuses its recent 0)");
+	world_fini(&w);
+}
+
+/*
+ * More tasks inside than CIDs (a lease domain's threads preempted on one
+ * CPU): a switch-in steals an idle slot's CID of another CPU, else fails
+ * at once -- no retry loop.
+ */
+static void test_lazy_exhausted(enum cidk_cid_policy_kind kind)
+{
+	const char *name = cidk_cid_policy_name(kind);
+	struct world w;
+	char why[200];
+
+	world_init(&w, kind, 2, 3, CIDK_CID_SCAN_RETURN_TO_USER, 0);
+	in(&w, 0, 0, 0);
+	in(&w, 1, 1, 0);
+	out(&w, 1, 1); /* CPU 1 parks 1 */
+	ok(in(&w, 0, 1, 2) == 1,
+	   "%s: CPU 0 busy, every CID owned: steals CPU 1's idle CID 1", name);
+	ok(cidk_cid_switch(0, NULL, NULL, w.mm, &w.t[2], MS(3)) == CIDK_CID_NONE &&
+	   cidk_cid_check(w.mm, w.tp, 3, false, why, sizeof(why)) == -EINVAL,
+	   "%s: a third task inside on 2 CPUs gets no CID at once (checker: %s)",
+	   name, why);
 	world_fini(&w);
 }
 
@@ -379,6 +548,12 @@ int main(void)
 	}
 	test_cache_local();
 	test_cache_local_spread();
+	for (int k = CIDK_CID_LAZY; k <= CIDK_CID_CACHE_LOCAL; k++) {
+		test_lazy_exit(k);
+		test_lazy_migrate(k);
+		test_lazy_exhausted(k);
+	}
+	test_cache_local_migrate();
 	test_checker_fault();
 	return done_testing();
 }
