@@ -4,8 +4,18 @@
  * invariant checker after every event: two mms share a machine, tasks fork,
  * exit, change affinity, migrate, switch (to idle, within an mm, across
  * mms), tick and return to user, with long idle gaps past the expiry.
- * Differential part: bitmap and inherit are compared, CID by CID, with a
- * plain reference model of the policy written here.
+ * Differential part: every policy is compared, CID by CID, with a plain
+ * reference model written here from the policy's documented rules (not
+ * from its code): bitmap and inherit (lowest free / hints under the
+ * bound), the lazy family (per-CPU slots with LAZY_PUT, expiry, the
+ * weight pass, batches, exit and migration rules; cache-local's recent
+ * CID and expansion), and ownership (per-task and per-CPU modes, the two
+ * walks, transit, convergence).  The models keep their own bitmap, slots
+ * and task records; the scan's return value (CPUs visited) is compared
+ * too.  Strict bounds, where a policy promises them: a CID handed out at
+ * switch-in by bitmap and inherit is below min(nr_cpus_allowed, nr_users);
+ * the lazy family promises only nr_cpus_allowed (the checker), since it
+ * reuses a CPU's CID with no bound check, as the kernel does.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,12 +35,44 @@ struct rtask {
 	bool alive;
 };
 
+#define MAXCPU 128
+#define NONE CIDK_CID_NONE
+
+/* lazy family model: one CPU's slot */
+struct rslot {
+	unsigned int cid; /* NONE: empty */
+	bool busy, lazy_put;
+	uint64_t time;
+	unsigned int recent; /* cache-local's hint (NONE: none) */
+};
+
+/* a task as the models see it */
+struct rtrec {
+	bool run;
+	unsigned int cid, cpu, last; /* last: NONE until it first ran */
+	unsigned int own;	     /* ownership: CID with M_* flags */
+};
+
 struct rmm {
 	struct cidk_cid_mm *mm;
+	enum cidk_cid_policy_kind kind;
+	unsigned int ncpu;
 	struct rtask task[MAXT];
 	struct cidk_mask *uni;	    /* reference union */
 	unsigned int users;	    /* reference nr_users */
-	unsigned int cpu_last[128]; /* reference (inherit): CPU's last CID */
+	unsigned int cpu_last[MAXCPU]; /* reference (inherit): CPU's last CID */
+	/* the models' own state (lazy family, ownership) */
+	bool owned[MAXCPU];	    /* the bitmap */
+	struct rtrec rt[MAXT];
+	struct rslot slot[MAXCPU];
+	uint64_t next_scan;	    /* 0: not armed */
+	unsigned int scan_pos, batch, used; /* used: cache-local nr_cids_used */
+	bool percpu;		    /* ownership: the mode */
+	unsigned int thrs, max_cids;
+	unsigned int cpu_cid[MAXCPU]; /* ownership: the CPU's record */
+	int curr[MAXCPU];	    /* ownership: the mm's task running there */
+	int list[MAXT];		    /* ownership: tasks in creation order */
+	unsigned int nlist;
 };
 
 struct machine {
@@ -39,7 +81,7 @@ struct machine {
 	int cur_mm[128], cur_t[128]; /* -1: idle */
 	struct cidk__prng rng;
 	uint64_t now;
-	unsigned int diffs, compared, failures, events[16];
+	unsigned int diffs, compared, failures, bound_fails, scans, events[16];
 	char why[256];
 };
 
@@ -79,6 +121,459 @@ static unsigned int lowest_free(struct rmm *r, unsigned int limit)
 		if (!held(r, c))
 			return c;
 	return CIDK_CID_NONE;
+}
+
+/* ---- the models' bitmap ----------------------------------------------------- */
+
+static unsigned int m_lowest(const struct rmm *r, unsigned int limit)
+{
+	for (unsigned int c = 0; c < limit && c < r->ncpu; c++)
+		if (!r->owned[c])
+			return c;
+	return NONE;
+}
+
+static unsigned int m_take(struct rmm *r, unsigned int cid)
+{
+	if (cid != NONE)
+		r->owned[cid] = true;
+	return cid;
+}
+
+static unsigned int m_weight(const struct rmm *r)
+{
+	unsigned int n = 0;
+
+	for (unsigned int c = 0; c < r->ncpu; c++)
+		n += r->owned[c];
+	return n;
+}
+
+static bool is_lazy(enum cidk_cid_policy_kind k)
+{
+	return k == CIDK_CID_LAZY || k == CIDK_CID_LAZY_BATCHED ||
+	       k == CIDK_CID_CACHE_LOCAL;
+}
+
+/*
+ * ---- lazy family model -------------------------------------------------------
+ * Rules: a CPU's slot keeps the CID last used there; a task coming in on a
+ * CPU whose slot holds an idle CID uses it, whatever its value.  Else it
+ * gets a new CID (lazy: lowest free below nr_cpus_allowed; cache-local:
+ * the CPU's recent CID if below nr_cids_used and free, else the next
+ * never-used one while fewer than min(allowed, users) were handed out,
+ * else lowest free) and the empty slot adopts it.  Going out, the CID stays
+ * in the slot, unless marked LAZY_PUT (then freed).  The scan, when due
+ * (period from the arming call; a lazy-batched pass continues without the
+ * period check), frees idle slot CIDs unused for more than the expiry,
+ * then, over the same CPUs, frees idle slot CIDs >= the number of owned
+ * CIDs and marks busy ones LAZY_PUT.  Exit frees the CID idle in the slot
+ * of the CPU the task last ran on.  Migration of a sleeping task: when the
+ * target has a CID (cache-local: or a recent one) and users >= allowed,
+ * nothing; else the task's CID idle in the source slot leaves it (recent
+ * forgotten) and moves to the empty target (recent = it, time kept) or,
+ * when the target has one, is freed.
+ */
+
+static unsigned int lz_new(struct rmm *r, unsigned int cpu)
+{
+	unsigned int max = ref_max(r), c;
+
+	if (r->kind == CIDK_CID_CACHE_LOCAL) {
+		if (r->used > max)
+			r->used = max;
+		c = r->slot[cpu].recent;
+		if (c != NONE && c < r->used && r->slot[cpu].cid != c &&
+		    !r->owned[c])
+			return m_take(r, c);
+		while (r->used < max) {
+			c = r->used++;
+			if (!r->owned[c])
+				return m_take(r, c);
+		}
+	}
+	return m_take(r, m_lowest(r, cidk_mask_weight(r->uni)));
+}
+
+static unsigned int lz_in(struct machine *w, struct rmm *r, unsigned int ti,
+			  unsigned int cpu)
+{
+	struct rslot *sl = &r->slot[cpu];
+	unsigned int cid;
+
+	if (sl->cid != NONE && !sl->busy) {
+		cid = sl->cid;
+		sl->busy = true;
+		sl->time = w->now;
+	} else {
+		cid = lz_new(r, cpu);
+		if (cid == NONE) /* the public switch's last resort */
+			cid = m_take(r, m_lowest(r, r->ncpu));
+		if (cid != NONE && sl->cid == NONE) {
+			sl->cid = cid;
+			sl->busy = true;
+			sl->time = w->now;
+			sl->recent = cid;
+		}
+	}
+	r->rt[ti] = (struct rtrec){ .run = true, .cid = cid, .cpu = cpu,
+				    .last = cid != NONE ? cid : r->rt[ti].last };
+	return cid;
+}
+
+static void lz_out(struct machine *w, struct rmm *r, unsigned int ti)
+{
+	struct rtrec *t = &r->rt[ti];
+	struct rslot *sl = &r->slot[t->cpu];
+
+	if (sl->cid == t->cid && sl->busy) {
+		sl->busy = false;
+		if (sl->lazy_put) {
+			sl->lazy_put = false;
+			sl->cid = NONE;
+			r->owned[t->cid] = false;
+		} else {
+			sl->time = w->now;
+		}
+	} else if (t->cid != NONE && sl->cid == NONE) {
+		sl->cid = t->cid;
+		sl->time = w->now;
+		sl->recent = t->cid;
+	} else if (t->cid != NONE) {
+		r->owned[t->cid] = false;
+	}
+	t->run = false;
+	t->cid = NONE;
+}
+
+static void lz_free_slot(struct rmm *r, unsigned int cpu)
+{
+	r->owned[r->slot[cpu].cid] = false;
+	r->slot[cpu].cid = NONE;
+}
+
+static unsigned int lz_scan(struct machine *w, struct rmm *r)
+{
+	unsigned int lo, hi, n = r->ncpu, weight;
+
+	if (r->scan_pos == 0) {
+		uint64_t due = r->next_scan;
+
+		if (due && w->now < due)
+			return 0;
+		r->next_scan = w->now + CIDK_CID_SCAN_PERIOD_NS;
+		if (!due)
+			return 0; /* the first call only arms */
+		lo = 0;
+	} else {
+		lo = r->scan_pos;
+	}
+	hi = lo + r->batch < n ? lo + r->batch : n;
+	r->scan_pos = hi == n ? 0 : hi;
+	for (unsigned int c = lo; c < hi; c++) {
+		struct rslot *sl = &r->slot[c];
+
+		if (sl->cid == NONE)
+			continue;
+		if (sl->busy)
+			sl->time = w->now;
+		else if (w->now > sl->time &&
+			 w->now - sl->time > CIDK_CID_EXPIRY_NS)
+			lz_free_slot(r, c);
+	}
+	weight = m_weight(r);
+	for (unsigned int c = lo; c < hi; c++) {
+		struct rslot *sl = &r->slot[c];
+
+		if (sl->cid == NONE || sl->cid < weight)
+			continue;
+		if (sl->busy)
+			sl->lazy_put = true;
+		else
+			lz_free_slot(r, c);
+	}
+	return hi - lo;
+}
+
+static void lz_exit(struct rmm *r, unsigned int ti)
+{
+	struct rtrec *t = &r->rt[ti];
+	struct rslot *sl = &r->slot[t->cpu];
+
+	if (t->last != NONE && sl->cid != NONE && !sl->busy)
+		lz_free_slot(r, t->cpu);
+}
+
+static void lz_migrate(struct rmm *r, unsigned int ti, unsigned int from,
+		       unsigned int to)
+{
+	struct rtrec *t = &r->rt[ti];
+	struct rslot *src = &r->slot[from], *dst = &r->slot[to];
+	bool dst_set = dst->cid != NONE ||
+		       (r->kind == CIDK_CID_CACHE_LOCAL && dst->recent != NONE);
+	unsigned int cid = src->cid;
+
+	t->cpu = to;
+	if (from == to || t->last == NONE ||
+	    (dst_set && r->users >= cidk_mask_weight(r->uni)) ||
+	    cid == NONE || src->busy || cid != t->last)
+		return;
+	src->cid = NONE;
+	src->recent = NONE;
+	if (dst_set) {
+		r->owned[cid] = false;
+		return;
+	}
+	dst->cid = cid;
+	dst->time = src->time;
+	dst->recent = cid;
+}
+
+/*
+ * ---- ownership model ----------------------------------------------------------
+ * Rules (lib/cid/ownership.c's header, the kernel's 6.19 design), one
+ * thread at a time so no transition is ever in flight at a switch:
+ *   - per-task mode: a task owns a CID from its fork and keeps it; at
+ *     switch-in a CPU still owning a CID from per-CPU mode gives it to a
+ *     task that has none, or frees it; a task owning a CID >= max_cids
+ *     swaps it for the lowest free one below max_cids, if any, when its
+ *     CPU's record is a task CID too;
+ *   - per-CPU mode (entered at a fork making users > min(allowed,
+ *     nr_cpu_ids)): the fork walks the tasks in creation order, the CID of
+ *     a running one goes to its CPU, the others' are freed; a task then
+ *     uses its CPU's CID (swapped down when >= max_cids and the task
+ *     arrived with a CPU CID), or gives its own CID to an empty CPU, or
+ *     frees it when the CPU has one; a CPU with nothing takes the lowest
+ *     free (below max_cids, else anywhere);
+ *   - back (users < thrs = min(opt - opt/4, nr_cpu_ids/2), opt = min(allowed,
+ *     users) at the switch, recomputed when the union widens): the CPUs
+ *     are walked, a CPU's CID goes in transit to the task running there or
+ *     is freed; a running task's own CID is marked transit; a transit CID
+ *     is kept at switch-out when below max_cids (by the CPU in per-CPU
+ *     mode), else freed.
+ */
+#define M_UNSET 0x80000000u
+#define M_CPU 0x40000000u
+#define M_TRANSIT 0x20000000u
+
+static unsigned int m_cid(unsigned int v)
+{
+	return v & ~(M_CPU | M_TRANSIT);
+}
+
+static bool m_plain(unsigned int v)
+{
+	return v < M_TRANSIT;
+}
+
+static bool m_cpu(unsigned int v)
+{
+	return v != M_UNSET && (v & M_CPU);
+}
+
+static bool m_transit(unsigned int v)
+{
+	return v != M_UNSET && (v & M_TRANSIT);
+}
+
+static unsigned int ow_get(struct rmm *r)
+{
+	unsigned int c = m_lowest(r, r->max_cids);
+
+	return m_take(r, c != NONE ? c : m_lowest(r, r->ncpu));
+}
+
+/* a CID below max_cids for @v (keeping its CPU flag), else @v */
+static unsigned int ow_converge(struct rmm *r, unsigned int v)
+{
+	unsigned int c = m_lowest(r, r->max_cids);
+
+	if (c == NONE)
+		return v;
+	r->owned[m_cid(v)] = false;
+	return m_take(r, c) | (v & M_CPU);
+}
+
+static void ow_update(struct rmm *r, bool widened)
+{
+	unsigned int allowed = cidk_mask_weight(r->uni), users = r->users;
+	unsigned int opt = allowed < users ? allowed : users;
+	unsigned int thrs = opt - opt / 4;
+
+	if (thrs > r->ncpu / 2)
+		thrs = r->ncpu / 2;
+	r->max_cids = opt;
+	if (!r->percpu) {
+		if (users <= (allowed < r->ncpu ? allowed : r->ncpu))
+			return;
+		r->percpu = true;
+		r->thrs = thrs;
+		for (unsigned int k = 0; k < r->nlist; k++) {
+			int ti = r->list[k];
+			struct rtrec *t = &r->rt[ti];
+
+			if (!r->task[ti].alive || !m_plain(t->own))
+				continue;
+			if (t->run && r->curr[t->cpu] == ti) {
+				t->own |= M_CPU;
+				r->cpu_cid[t->cpu] = t->own;
+			} else {
+				r->owned[t->own] = false;
+				t->own = M_UNSET;
+			}
+		}
+		return;
+	}
+	if (widened)
+		r->thrs = thrs;
+	if (users >= r->thrs)
+		return;
+	r->percpu = false;
+	for (unsigned int c = 0; c < r->ncpu; c++) {
+		int cur = r->curr[c];
+		unsigned int *v = &r->cpu_cid[c];
+
+		if (m_cpu(*v)) {
+			if (cur >= 0) {
+				r->rt[cur].own = m_cid(*v) | M_TRANSIT;
+				*v = r->rt[cur].own;
+			} else {
+				r->owned[m_cid(*v)] = false;
+				*v = M_UNSET;
+			}
+		} else if (cur >= 0 && !m_transit(r->rt[cur].own)) {
+			r->rt[cur].own |= M_TRANSIT;
+			*v = r->rt[cur].own;
+		}
+	}
+}
+
+static unsigned int ow_in(struct rmm *r, unsigned int ti, unsigned int cpu)
+{
+	struct rtrec *t = &r->rt[ti];
+	unsigned int cc = r->cpu_cid[cpu], tc = t->own;
+
+	if (!r->percpu) {
+		if (m_plain(tc) && m_plain(cc)) {
+			if (tc >= r->max_cids)
+				tc = ow_converge(r, tc);
+		} else {
+			if (m_cpu(cc)) {
+				if (m_plain(tc)) {
+					r->owned[m_cid(cc)] = false;
+					r->cpu_cid[cpu] = M_UNSET;
+				} else {
+					tc = m_cid(cc);
+				}
+			}
+			if (!m_plain(tc))
+				tc = ow_get(r);
+		}
+		cc = tc;
+	} else {
+		if (m_cpu(cc) && m_cpu(tc)) {
+			if (m_cid(cc) >= r->max_cids)
+				cc = ow_converge(r, cc);
+		} else {
+			if (m_plain(tc)) {
+				if (m_cpu(cc))
+					r->owned[tc] = false;
+				else
+					cc = tc | M_CPU;
+			}
+			if (!m_cpu(cc))
+				cc = ow_get(r) | M_CPU;
+		}
+	}
+	r->cpu_cid[cpu] = cc;
+	r->curr[cpu] = (int)ti;
+	*t = (struct rtrec){ .run = true, .cid = m_cid(cc), .cpu = cpu,
+			     .last = m_cid(cc), .own = cc };
+	return m_cid(cc);
+}
+
+static void ow_out(struct rmm *r, unsigned int ti)
+{
+	struct rtrec *t = &r->rt[ti];
+
+	r->curr[t->cpu] = -1;
+	if (m_transit(t->own)) {
+		unsigned int c = m_cid(t->own);
+
+		if (c < r->max_cids) {
+			t->own = r->percpu ? c | M_CPU : c;
+			r->cpu_cid[t->cpu] = t->own;
+		} else {
+			r->owned[c] = false;
+			t->own = M_UNSET;
+		}
+	}
+	t->run = false;
+	t->cid = NONE;
+}
+
+static void ow_fork(struct rmm *r, unsigned int ti)
+{
+	r->rt[ti] = (struct rtrec){ .cid = NONE, .last = NONE, .own = M_UNSET };
+	r->list[r->nlist++] = (int)ti;
+	ow_update(r, false); /* users and union already counted */
+	if (!r->percpu)
+		r->rt[ti].own = ow_get(r);
+}
+
+static void ow_exit(struct rmm *r, unsigned int ti)
+{
+	struct rtrec *t = &r->rt[ti];
+	unsigned int k = 0;
+
+	if (m_plain(t->own) || m_transit(t->own))
+		r->owned[m_cid(t->own)] = false;
+	t->own = M_UNSET;
+	ow_update(r, false); /* users already counted, task already dead */
+	while (r->list[k] != (int)ti)
+		k++;
+	for (; k + 1 < r->nlist; k++)
+		r->list[k] = r->list[k + 1];
+	r->nlist--;
+}
+
+/* ---- the models behind the events ------------------------------------------ */
+
+static unsigned int model_in(struct machine *w, struct rmm *r, unsigned int ti,
+			     unsigned int cpu)
+{
+	if (is_lazy(r->kind))
+		return lz_in(w, r, ti, cpu);
+	if (r->kind == CIDK_CID_OWNERSHIP)
+		return ow_in(r, ti, cpu);
+	return NONE;
+}
+
+static void model_out(struct machine *w, struct rmm *r, unsigned int ti)
+{
+	if (!r->rt[ti].run)
+		return;
+	if (is_lazy(r->kind))
+		lz_out(w, r, ti);
+	else if (r->kind == CIDK_CID_OWNERSHIP)
+		ow_out(r, ti);
+}
+
+static void model_fork(struct rmm *r, unsigned int ti)
+{
+	r->rt[ti] = (struct rtrec){ .cid = NONE, .last = NONE, .own = M_UNSET };
+	if (r->kind == CIDK_CID_OWNERSHIP)
+		ow_fork(r, ti);
+}
+
+/* after the code's exit: users counted, the task dead */
+static void model_exit(struct machine *w, struct rmm *r, unsigned int ti)
+{
+	model_out(w, r, ti);
+	if (is_lazy(r->kind))
+		lz_exit(r, ti);
+	else if (r->kind == CIDK_CID_OWNERSHIP)
+		ow_exit(r, ti);
 }
 
 /* What the reference model says task @ti of mm @mi gets on @cpu. */
@@ -130,6 +625,17 @@ static void check_all(struct machine *w, const char *what)
 	}
 }
 
+/*
+ * The policies that promise a CID below min(nr_cpus_allowed, nr_users) at
+ * every switch-in (one thread at a time: no transient).
+ */
+static bool strict_bound(const struct cidk_cid_mm *mm)
+{
+	enum cidk_cid_policy_kind k = cidk_cid_mm_policy(mm);
+
+	return k == CIDK_CID_BITMAP || k == CIDK_CID_INHERIT;
+}
+
 static void do_switch(struct machine *w, unsigned int cpu)
 {
 	int pm = w->cur_mm[cpu], pt = w->cur_t[cpu];
@@ -162,6 +668,8 @@ static void do_switch(struct machine *w, unsigned int cpu)
 		    !(pm == nm && handover < ref_max(&w->m[pm])))
 			w->m[pm].cpu_last[cpu] = prev->cid;
 	}
+	if (pm >= 0)
+		model_out(w, &w->m[pm], (unsigned int)pt);
 	if (nm >= 0) {
 		nmm = w->m[nm].mm;
 		next = &w->m[nm].task[nt].t;
@@ -169,10 +677,17 @@ static void do_switch(struct machine *w, unsigned int cpu)
 		if (prev)
 			prev->running = false;
 		expect = ref_switch_in(w, nm, nt, cpu, handover);
+		if (expect == NONE)
+			expect = model_in(w, &w->m[nm], (unsigned int)nt, cpu);
 		if (prev)
 			prev->running = true;
 	}
 	got = cidk_cid_switch(cpu, pmm, prev, nmm, next, w->now);
+	if (nm >= 0 && strict_bound(nmm) && got >= ref_max(&w->m[nm]) &&
+	    !w->bound_fails++)
+		diag("%s: cpu %u task %d got CID %u >= min(allowed, users) %u",
+		     cidk_cid_policy_name(cidk_cid_mm_policy(nmm)), cpu, nt, got,
+		     ref_max(&w->m[nm]));
 	if (nm >= 0 && cidk_cid_mm_policy(nmm) == CIDK_CID_INHERIT)
 		w->m[nm].cpu_last[cpu] = got;
 	w->compared += expect != CIDK_CID_NONE;
@@ -250,9 +765,18 @@ static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 		cidk_mask_copy(r->uni, r->task[0].allowed);
 		if (cidk_cid_mm_create(&p, ncpu, r->task[0].allowed, &r->mm))
 			abort();
+		r->kind = kind;
+		r->ncpu = ncpu;
+		r->batch = kind == CIDK_CID_LAZY_BATCHED ? p.batch : ncpu;
+		for (unsigned int c = 0; c < ncpu; c++) {
+			r->slot[c] = (struct rslot){ .cid = NONE, .recent = NONE };
+			r->cpu_cid[c] = M_UNSET;
+			r->curr[c] = -1;
+		}
 		cidk_cid_fork(r->mm, &r->task[0].t, r->task[0].allowed);
 		r->task[0].alive = true;
 		r->users = 1;
+		model_fork(r, 0);
 	}
 
 	for (unsigned int e = 0; e < EVENTS; e++) {
@@ -278,6 +802,7 @@ static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 			cidk_mask_or(r->uni, r->uni, t->allowed);
 			t->alive = true;
 			r->users++;
+			model_fork(r, ti);
 			what = "fork";
 		} else if (ev < 36) {
 			if (!t->alive || r->users == 1)
@@ -290,18 +815,28 @@ static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 			cidk_cid_exit(r->mm, &t->t, w.now);
 			t->alive = false;
 			r->users--;
+			model_exit(&w, r, ti);
 			what = "exit";
 		} else if (ev < 39) {
 			if (!t->alive || t->t.running)
 				continue;
+			unsigned int before = cidk_mask_weight(r->uni);
+
 			random_mask(&w, t->allowed);
 			cidk_cid_set_affinity(r->mm, &t->t, t->allowed);
 			cidk_mask_or(r->uni, r->uni, t->allowed);
+			if (r->kind == CIDK_CID_OWNERSHIP &&
+			    cidk_mask_weight(r->uni) != before)
+				ow_update(r, true);
 			what = "set_affinity";
 		} else if (ev < 45) {
 			if (!t->alive || t->t.running ||
 			    !cidk_mask_test(t->allowed, cpu))
 				continue;
+			if (is_lazy(r->kind))
+				lz_migrate(r, ti, r->rt[ti].cpu, cpu);
+			else
+				r->rt[ti].cpu = cpu;
 			cidk_cid_migrate(r->mm, &t->t, t->t.cpu, cpu, w.now);
 			what = "migrate";
 		} else if (ev < 85) {
@@ -313,11 +848,23 @@ static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 
 			if (cm < 0)
 				continue;
+			bool tick = ev < 92;
+			unsigned int got, expect = 0;
+
 			ct = &w.m[cm].task[w.cur_t[cpu]].t;
-			if (ev < 92)
-				cidk_cid_tick(w.m[cm].mm, ct, cpu, w.now);
+			if (is_lazy(w.m[cm].kind) &&
+			    (trig == CIDK_CID_SCAN_TICK) == tick)
+				expect = lz_scan(&w, &w.m[cm]);
+			if (tick)
+				got = cidk_cid_tick(w.m[cm].mm, ct, cpu, w.now);
 			else
-				cidk_cid_return_to_user(w.m[cm].mm, ct, cpu, w.now);
+				got = cidk_cid_return_to_user(w.m[cm].mm, ct, cpu,
+							      w.now);
+			if (got != expect && !w.diffs++)
+				diag("%s: scan on cpu %u at %llu visited %u, reference %u",
+				     cidk_cid_policy_name(kind), cpu,
+				     (unsigned long long)w.now, got, expect);
+			w.scans += expect != 0;
 			what = "tick/return_to_user";
 		}
 		w.events[ev / 10]++;
@@ -332,10 +879,13 @@ static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 	   trig == CIDK_CID_SCAN_TICK ? "tick" : "return-to-user", EVENTS,
 	   (unsigned long long)st.allocations, (unsigned long long)st.handovers,
 	   (unsigned long long)st.compaction_calls);
+	ok(w.diffs == 0 && w.compared > EVENTS / 20,
+	   "%s: all %u CIDs equal the reference model's (and %u scans' visits)",
+	   cidk_cid_policy_name(kind), w.compared, w.scans);
 	if (kind == CIDK_CID_BITMAP || kind == CIDK_CID_INHERIT)
-		ok(w.diffs == 0 && w.compared > EVENTS / 20,
-		   "%s: all %u CIDs equal the reference model's",
-		   cidk_cid_policy_name(kind), w.compared);
+		ok(w.bound_fails == 0,
+		   "%s: every CID handed out is below min(nr_cpus_allowed, nr_users)",
+		   cidk_cid_policy_name(kind));
 	if (kind == CIDK_CID_OWNERSHIP && ncpu <= 8) /* more users than CPUs */
 		ok(st.mode_switches > 0 && st.fixup_walks > 0,
 		   "%s: mode switches %llu, fixup walks %llu",
