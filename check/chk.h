@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check/chk.h - the interleaving explorer: threads as coroutines under one
+ * deterministic scheduler, switched at the scheduling points of
+ * lib/cid/cid_atomic.h.
+ *
+ * A *model* is a set of threads (bodies run as coroutines), a reset that
+ * rebuilds the shared state before each execution, and properties.  The
+ * explorer runs the model again and again, each time under one schedule
+ * (which thread executes its next step at each point), and reports the
+ * first property that fails, with the schedule as a trace.
+ *
+ * A *step* is what one thread does from one scheduling point to the
+ * next: the shared-memory operation it announced at the point (its
+ * *pending op*), then thread-local work up to its next point.
+ *
+ * Exploration (chk_explore):
+ *   - depth-first over schedules with preemption bounding (CHESS: all
+ *     schedules with at most P preemptions; a preemption is a switch away
+ *     from a thread that could have continued), bounds 0..P in turn, so
+ *     that the first violation found has the fewest preemptions; within
+ *     that bound the search goes on and keeps the shortest violation;
+ *   - optional sleep sets (partial-order reduction): after a step of
+ *     thread a has been explored at a point, schedules that run another
+ *     thread b first and a next are skipped while a's pending op is
+ *     independent of everything run since (different words, or two loads);
+ *   - randomized (PCT, Burckhardt et al. 2010): random thread priorities
+ *     and d-1 random priority change points per execution.
+ *
+ * Liveness.  A thread at a SPIN point (a pause in a retry loop) is not
+ * scheduled again until some step changed shared memory since its
+ * previous pause; a thread at a LOCK point is not scheduled while the
+ * lock word is held.  When no thread can run and not all have finished,
+ * that is a violation: a live lock (spinners) or a deadlock (lock
+ * waiters only).  An execution longer than max_steps is a violation too
+ * (no progress within the bound).
+ *
+ * Single-threaded, not reentrant: one exploration at a time per process.
+ */
+#ifndef CIDKIT_CHECK_CHK_H
+#define CIDKIT_CHECK_CHK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cid/cid_atomic.h"
+
+#define CHK_MAX_THREADS 8
+#define CHK_WHY 512
+
+/* Ops the models announce themselves (beyond enum cidk__chk_op). */
+#define CHK_OP_START 100 /* a thread's first step */
+#define CHK_OP_EVENT 101 /* the start of a model event (chk_event) */
+
+struct chk_model {
+	unsigned int nthreads;
+	void *ctx;
+	/* Rebuild the shared state before an execution. */
+	void (*reset)(void *ctx);
+	/* The body of thread @tid (runs as a coroutine). */
+	void (*thread)(void *ctx, unsigned int tid);
+	/* May @tid run its pending step now (besides locks and spins)? */
+	bool (*enabled)(void *ctx, unsigned int tid);
+	/* Properties: 0, or -1 and a one-line description in @why. */
+	int (*check_step)(void *ctx, char *why, size_t len);
+	/* ... when every live thread is between two events */
+	int (*check_quiet)(void *ctx, char *why, size_t len);
+	/* ... when every thread has finished */
+	int (*check_final)(void *ctx, char *why, size_t len);
+	/* Names for the trace. */
+	const char *(*thread_name)(void *ctx, unsigned int tid);
+	/* What @tid is doing (its event), e.g. "in 2", for the trace. */
+	const char *(*thread_event)(void *ctx, unsigned int tid);
+	/* A symbolic name for a shared address, or NULL. */
+	const char *(*addr_name)(void *ctx, const void *addr, char *buf,
+				 size_t len);
+	/* Print the shared state after a violation (may be NULL). */
+	void (*dump)(void *ctx, FILE *f);
+	/* A hash of the shared state, for counting distinct states (or NULL). */
+	uint64_t (*state_hash)(void *ctx);
+};
+
+struct chk_opts {
+	unsigned int preemptions; /* P: the bound */
+	unsigned long max_steps;  /* per execution */
+	unsigned long max_schedules; /* 0: no limit */
+	bool sleep_sets;
+	unsigned long random;	  /* > 0: PCT executions instead of DFS */
+	uint64_t seed;
+	unsigned int pct_depth;	  /* d: priority change points + 1 */
+	bool keep_searching;	  /* after a violation, look for a shorter one
+				     within the same preemption bound */
+	/* progress callback, every ~2^14 executions (or NULL) */
+	void (*progress)(void *arg, unsigned long schedules);
+	void *progress_arg;
+};
+
+enum chk_verdict {
+	CHK_PASS,     /* the bounded space holds no violation */
+	CHK_VIOLATION,
+	CHK_LIMIT,    /* max_schedules reached before the space was done */
+};
+
+/* One executed step, for the trace. */
+struct chk_step {
+	unsigned int tid;
+	int op;			 /* enum cidk__chk_op or CHK_OP_* */
+	const void *addr;
+	struct cidk__site site;
+	uint64_t found, left;
+	bool has_values;
+	bool preempt;		 /* this step is a preemption */
+	char event[48];		 /* the thread's event at the time */
+};
+
+struct chk_result {
+	enum chk_verdict verdict;
+	unsigned long schedules;  /* executions run */
+	unsigned long steps;	  /* steps executed, over all executions */
+	unsigned long states;	  /* distinct state hashes seen (0: no hash) */
+	unsigned int bound;	  /* the preemption bound reached */
+	double seconds;
+	/* the violation (verdict CHK_VIOLATION) */
+	char property[32];	  /* "safety", "quiescence", "final", "liveness" */
+	char why[CHK_WHY];
+	struct chk_step *trace;	  /* malloc'd; chk_result_free() */
+	unsigned int trace_len;
+	unsigned int trace_preemptions;
+	char *dump;		  /* the state at the violation (malloc'd) */
+};
+
+/* Run the exploration; returns 0, or -ENOMEM. */
+int chk_explore(const struct chk_model *m, const struct chk_opts *o,
+		struct chk_result *r);
+void chk_result_free(struct chk_result *r);
+
+/*
+ * Inside a thread body: announce the start of a model event (a scheduling
+ * point of kind CHK_OP_EVENT); the model's enabled() decides when it may
+ * run.
+ */
+void chk_event(void);
+
+/* Inside a thread body: the running thread's id. */
+unsigned int chk_self(void);
+
+/* Print a trace, human or JSON (one object, no trailing newline). */
+void chk_print_trace(FILE *f, const struct chk_model *m,
+		     const struct chk_result *r);
+void chk_print_trace_json(FILE *f, const struct chk_model *m,
+			  const struct chk_result *r);
+
+#endif /* CIDKIT_CHECK_CHK_H */

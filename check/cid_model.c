@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check/cid_model.c - a scenario as a model: threads run their scripts
+ * against one mm through the public cidk_cid_* calls, so the checker
+ * explores the very code the simulator and leases run.
+ *
+ * Properties:
+ *   after every step (safety)  - the CIDs that tasks in user space use
+ *       (from the end of their switch-in to the start of their switch-out
+ *       or exit) are distinct, none is CIDK_CID_NONE, and each is below
+ *       the bound its policy promises at the moment it was handed out:
+ *       min(nr_cpus_allowed, nr_users) for inherit, nr_cpus_allowed for
+ *       bitmap and the lazy family, nr_cpu_ids for ownership (which may
+ *       exceed max_cids during a transition and converges back);
+ *   when every live task is between two events (quiescence) -
+ *       cidk_cid_check(): ownership of every CID (task, CPU or transit,
+ *       never two), the bitmap agrees, nothing leaks;
+ *   at the end - the same, and for ownership no mode transition left
+ *       half done (no TRANSIT in the mode).
+ * Liveness is the explorer's (chk.h).
+ *
+ * An `in` event waits (is not enabled) while another task of the
+ * scenario runs on its CPU, as a CPU runs one task at a time; a forked
+ * task starts when its fork returned.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cid/cid_internal.h"
+#include "cid_model.h"
+
+#define EVENT_NS (60ull * 1000 * 1000)
+#define NOBODY 0xffu
+
+struct cid_model {
+	const struct scenario *s;
+	struct cidk_cid_params p;
+	struct cidk_cid_mm *mm;
+	struct cidk_mask *all, *amask[CHK_MAX_THREADS];
+	struct cidk_mask *aff; /* scratch for affinity events */
+	struct cidk_cid_task task[CHK_MAX_THREADS];
+	/* per execution */
+	unsigned int pc[CHK_MAX_THREADS];	/* the event about to run */
+	bool alive[CHK_MAX_THREADS];		/* joined, not exited */
+	bool started[CHK_MAX_THREADS];		/* may run (forked) */
+	bool in_user[CHK_MAX_THREADS];
+	bool in_event[CHK_MAX_THREADS];
+	unsigned int user_cid[CHK_MAX_THREADS];
+	unsigned int bound_at_in[CHK_MAX_THREADS];
+	unsigned int cpu_of[SCN_MAX_CPUS];	/* who runs there, or NOBODY */
+	uint64_t now;
+	char event[CHK_MAX_THREADS][24];
+};
+
+static unsigned int promised_bound(struct cid_model *cm)
+{
+	switch (cm->p.kind) {
+	case CIDK_CID_INHERIT:
+		return cidk_cid_max_cids(cm->mm);
+	case CIDK_CID_OWNERSHIP:
+		return cm->s->cpus;
+	default:
+		return cidk_cid_nr_cpus_allowed(cm->mm);
+	}
+}
+
+static void reset(void *ctx)
+{
+	struct cid_model *cm = ctx;
+	const struct scenario *s = cm->s;
+
+	cidk_cid_mm_destroy(cm->mm);
+	cm->mm = NULL;
+	if (cidk_cid_mm_create(&cm->p, s->cpus, cm->all, &cm->mm))
+		abort(); /* parameters were validated by cid_model_new */
+	cm->now = 0;
+	for (unsigned int c = 0; c < s->cpus; c++)
+		cm->cpu_of[c] = NOBODY;
+	for (unsigned int i = 0; i < s->ntasks; i++) {
+		cm->pc[i] = 0;
+		cm->alive[i] = false;
+		cm->started[i] = s->task[i].initial;
+		cm->in_user[i] = false;
+		cm->in_event[i] = false;
+		cm->user_cid[i] = CIDK_CID_NONE;
+		cm->event[i][0] = '\0';
+		cidk_cid_task_init(&cm->task[i]);
+	}
+	for (unsigned int i = 0; i < s->ntasks; i++)
+		if (s->task[i].initial) {
+			cidk_cid_fork(cm->mm, &cm->task[i], cm->amask[i]);
+			cm->alive[i] = true;
+		}
+}
+
+static bool enabled(void *ctx, unsigned int tid)
+{
+	struct cid_model *cm = ctx;
+	const struct scn_task *t = &cm->s->task[tid];
+
+	if (!cm->started[tid])
+		return false;
+	if (cm->pc[tid] < t->nev && t->ev[cm->pc[tid]].kind == SCN_IN)
+		return cm->cpu_of[t->ev[cm->pc[tid]].arg] == NOBODY;
+	return true;
+}
+
+static void run_event(struct cid_model *cm, unsigned int tid,
+		      const struct scn_event *e)
+{
+	struct cidk_cid_task *t = &cm->task[tid];
+	unsigned int cpu = t->cpu, cid;
+
+	switch (e->kind) {
+	case SCN_IN:
+		cm->cpu_of[e->arg] = (uint8_t)tid;
+		cid = cidk_cid_switch(e->arg, NULL, NULL, cm->mm, t, cm->now);
+		cm->bound_at_in[tid] = promised_bound(cm);
+		cm->user_cid[tid] = cid;
+		cm->in_user[tid] = true;
+		break;
+	case SCN_OUT:
+		cm->in_user[tid] = false;
+		cidk_cid_switch(cpu, cm->mm, t, NULL, NULL, cm->now);
+		cm->cpu_of[cpu] = NOBODY;
+		break;
+	case SCN_EXIT:
+		cm->in_user[tid] = false;
+		cidk_cid_exit(cm->mm, t, cm->now);
+		if (cm->cpu_of[cpu] == tid)
+			cm->cpu_of[cpu] = NOBODY;
+		cm->alive[tid] = false;
+		break;
+	case SCN_FORK:
+		cidk_cid_fork(cm->mm, &cm->task[e->arg], cm->amask[e->arg]);
+		cm->alive[e->arg] = true;
+		cm->started[e->arg] = true;
+		break;
+	case SCN_MIGRATE:
+		cidk_cid_migrate(cm->mm, t, t->cpu, e->arg, cm->now);
+		break;
+	case SCN_AFFINITY:
+		cidk_mask_zero(cm->aff);
+		for (unsigned int c = 0; c < cm->s->cpus; c++)
+			if (e->mask & (1ull << c))
+				cidk_mask_set(cm->aff, c);
+		cidk_cid_set_affinity(cm->mm, t, cm->aff);
+		break;
+	case SCN_TICK:
+		cidk_cid_tick(cm->mm, t, cpu, cm->now);
+		break;
+	case SCN_RTU:
+		cidk_cid_return_to_user(cm->mm, t, cpu, cm->now);
+		break;
+	}
+}
+
+static void thread(void *ctx, unsigned int tid)
+{
+	struct cid_model *cm = ctx;
+	const struct scn_task *t = &cm->s->task[tid];
+
+	for (unsigned int k = 0; k < t->nev; k++) {
+		cm->pc[tid] = k;
+		chk_event();
+		scn_event_str(cm->s, &t->ev[k], cm->event[tid],
+			      sizeof(cm->event[tid]));
+		cm->in_event[tid] = true;
+		cm->now += EVENT_NS;
+		run_event(cm, tid, &t->ev[k]);
+		cm->in_event[tid] = false;
+	}
+	cm->pc[tid] = t->nev;
+	snprintf(cm->event[tid], sizeof(cm->event[tid]), "(done)");
+}
+
+static int check_step(void *ctx, char *why, size_t len)
+{
+	struct cid_model *cm = ctx;
+	const struct scenario *s = cm->s;
+
+	for (unsigned int i = 0; i < s->ntasks; i++) {
+		unsigned int c = cm->user_cid[i];
+
+		if (!cm->in_user[i])
+			continue;
+		if (c == CIDK_CID_NONE) {
+			snprintf(why, len, "%s runs in user space without a CID",
+				 s->task[i].name);
+			return -1;
+		}
+		if (c >= cm->bound_at_in[i]) {
+			snprintf(why, len,
+				 "%s got CID %u, not below the %u its policy promises",
+				 s->task[i].name, c, cm->bound_at_in[i]);
+			return -1;
+		}
+		for (unsigned int j = 0; j < i; j++)
+			if (cm->in_user[j] && cm->user_cid[j] == c) {
+				snprintf(why, len,
+					 "CID %u used by %s and %s at the same time",
+					 c, s->task[j].name, s->task[i].name);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+static int check_mm(struct cid_model *cm, char *why, size_t len)
+{
+	struct cidk_cid_task *tp[CHK_MAX_THREADS];
+	char w[256];
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < cm->s->ntasks; i++)
+		if (cm->alive[i])
+			tp[n++] = &cm->task[i];
+	if (cidk_cid_check(cm->mm, tp, n, false, w, sizeof(w))) {
+		/* the checker numbers the tasks it was given: name them */
+		snprintf(why, len, "%s (tasks:", w);
+		for (unsigned int i = 0, k = 0; i < cm->s->ntasks; i++)
+			if (cm->alive[i]) {
+				size_t l = strlen(why);
+
+				snprintf(why + l, len - l, " %u=%s", k++,
+					 cm->s->task[i].name);
+			}
+		strncat(why, ")", len - strlen(why) - 1);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_quiet(void *ctx, char *why, size_t len)
+{
+	return check_mm(ctx, why, len);
+}
+
+static int check_final(void *ctx, char *why, size_t len)
+{
+	struct cid_model *cm = ctx;
+
+	if (check_mm(cm, why, len))
+		return -1;
+	if (cm->p.kind == CIDK_CID_OWNERSHIP &&
+	    ((cidk__load_u(&cm->mm->mode) & 0x20000000u) ||
+	     cidk__load_u(&cm->mm->transit))) {
+		snprintf(why, len,
+			 "a mode transition never completed: TRANSIT still set at the end");
+		return -1;
+	}
+	return 0;
+}
+
+static const char *thread_name(void *ctx, unsigned int tid)
+{
+	struct cid_model *cm = ctx;
+
+	return cm->s->task[tid].name;
+}
+
+static const char *thread_event(void *ctx, unsigned int tid)
+{
+	struct cid_model *cm = ctx;
+
+	return cm->event[tid];
+}
+
+static const char *addr_name(void *ctx, const void *a, char *buf, size_t len)
+{
+	struct cid_model *cm = ctx;
+	struct cidk_cid_mm *mm = cm->mm;
+	static const struct {
+		size_t off;
+		const char *name;
+	} words[] = {
+		{ offsetof(struct cidk_cid_mm, nr_cpus_allowed), "mm.nr_cpus_allowed" },
+		{ offsetof(struct cidk_cid_mm, nr_users), "mm.users" },
+		{ offsetof(struct cidk_cid_mm, nr_cids_used), "mm.nr_cids_used" },
+		{ offsetof(struct cidk_cid_mm, next_scan), "mm.next_scan" },
+		{ offsetof(struct cidk_cid_mm, scan_pos), "mm.scan_pos" },
+		{ offsetof(struct cidk_cid_mm, mode), "mm.mode" },
+		{ offsetof(struct cidk_cid_mm, percpu), "mm.percpu" },
+		{ offsetof(struct cidk_cid_mm, transit), "mm.transit" },
+		{ offsetof(struct cidk_cid_mm, max_cids), "mm.max_cids" },
+		{ offsetof(struct cidk_cid_mm, mutex), "mm.mutex" },
+		{ offsetof(struct cidk_cid_mm, list_lock), "mm.list_lock" },
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (a == (const char *)mm + words[i].off) {
+			snprintf(buf, len, "%s", words[i].name);
+			return buf;
+		}
+	for (unsigned int w = 0; w < mm->cidmask->nwords; w++)
+		if (a == &mm->cidmask->bits[w]) {
+			snprintf(buf, len, w ? "cidmask[%u]" : "cidmask", w);
+			return buf;
+		}
+	for (unsigned int c = 0; c < cm->s->cpus; c++) {
+		const struct cidk__cid_slot *sl = &mm->slots[c];
+
+		if (a == &sl->word)
+			snprintf(buf, len, "cpu%u.slot", c);
+		else if (a == &sl->recent)
+			snprintf(buf, len, "cpu%u.recent", c);
+		else if (a == &sl->time)
+			snprintf(buf, len, "cpu%u.time", c);
+		else if (a == &sl->rq_lock)
+			snprintf(buf, len, "cpu%u.rq_lock", c);
+		else
+			continue;
+		return buf;
+	}
+	for (unsigned int i = 0; i < cm->s->ntasks; i++) {
+		const struct cidk_cid_task *t = &cm->task[i];
+
+		if (a == &t->cpu)
+			snprintf(buf, len, "%s.cpu", cm->s->task[i].name);
+		else if (a == &t->own)
+			snprintf(buf, len, "%s.own", cm->s->task[i].name);
+		else
+			continue;
+		return buf;
+	}
+	return NULL;
+}
+
+static void own_str(unsigned int v, char *buf, size_t len)
+{
+	if (v == CIDK__OWN_UNSET || v == CIDK_CID_NONE)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%u%s%s", v & 0x1fffffffu,
+			 (v & 0x40000000u) ? " oncpu" : "",
+			 (v & 0x20000000u) ? " transit" : "");
+}
+
+static void dump(void *ctx, FILE *f)
+{
+	struct cid_model *cm = ctx;
+	struct cidk_cid_mm *mm = cm->mm;
+	char b[32];
+
+	fprintf(f, "mm: users %u, nr_cpus_allowed %u, cidmask",
+		cidk__load_u(&mm->nr_users), cidk__load_u(&mm->nr_cpus_allowed));
+	for (unsigned int c = 0; c < cm->s->cpus; c++)
+		if (cidk_mask_test_atomic(mm->cidmask, c))
+			fprintf(f, " %u", c);
+	if (cm->p.kind == CIDK_CID_OWNERSHIP) {
+		unsigned int mode = cm->p.variant == CIDK_CID_VARIANT_V6_19 ?
+			(cidk__load_u(&mm->percpu) ? 0x40000000u : 0) |
+				cidk__load_u(&mm->transit) :
+			cidk__load_u(&mm->mode);
+
+		fprintf(f, "; mode %s%s, max_cids %u",
+			(mode & 0x40000000u) ? "per-cpu" : "per-task",
+			(mode & 0x20000000u) ? " transit" : "",
+			cidk__load_u(&mm->max_cids));
+	}
+	fputc('\n', f);
+	for (unsigned int c = 0; c < cm->s->cpus; c++) {
+		const struct cidk__cid_slot *sl = &mm->slots[c];
+
+		fprintf(f, "cpu%u: runs %s", c,
+			cm->cpu_of[c] == NOBODY ? "-" : cm->s->task[cm->cpu_of[c]].name);
+		if (cm->p.kind == CIDK_CID_OWNERSHIP) {
+			own_str(sl->cid, b, sizeof(b));
+			fprintf(f, ", cid %s%s", b,
+				cidk__load_u(&sl->rq_lock) ? ", rq_lock held" : "");
+		} else if (cidk__is_lazy_family(mm)) {
+			unsigned int w = cidk__load_u(&sl->word);
+
+			if (w == SLOT_UNSET)
+				fprintf(f, ", slot -");
+			else
+				fprintf(f, ", slot %u%s%s", w & SLOT_CID_MASK,
+					(w & SLOT_BUSY) ? " busy" : "",
+					(w & SLOT_LAZY_PUT) ? " lazy-put" : "");
+		}
+		fputc('\n', f);
+	}
+	for (unsigned int i = 0; i < cm->s->ntasks; i++) {
+		const struct cidk_cid_task *t = &cm->task[i];
+
+		fprintf(f, "%s: %s, cpu %u, cid ", cm->s->task[i].name,
+			!cm->started[i] ? "not forked yet" :
+			!cm->alive[i]	? "exited" :
+			t->running	? "running" : "not running",
+			t->cpu);
+		if (t->cid == CIDK_CID_NONE)
+			fputc('-', f);
+		else
+			fprintf(f, "%u", t->cid);
+		if (cm->p.kind == CIDK_CID_OWNERSHIP) {
+			own_str(t->own, b, sizeof(b));
+			fprintf(f, ", owns %s", b);
+		}
+		fprintf(f, ", next event %s\n",
+			cm->pc[i] < cm->s->task[i].nev ? "pending" : "none");
+	}
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ull;
+}
+
+static uint64_t state_hash(void *ctx)
+{
+	struct cid_model *cm = ctx;
+	struct cidk_cid_mm *mm = cm->mm;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (unsigned int w = 0; w < mm->cidmask->nwords; w++)
+		h = mix(h, mm->cidmask->bits[w]);
+	h = mix(h, cidk__load_u(&mm->nr_users));
+	h = mix(h, cidk__load_u(&mm->mode) ^ cidk__load_u(&mm->percpu) << 8 ^
+			   cidk__load_u(&mm->transit));
+	h = mix(h, cidk__load_u(&mm->max_cids));
+	h = mix(h, cidk__load_u(&mm->mutex) << 1 | cidk__load_u(&mm->list_lock));
+	h = mix(h, cidk__load_u(&mm->nr_cids_used));
+	for (unsigned int c = 0; c < cm->s->cpus; c++) {
+		const struct cidk__cid_slot *sl = &mm->slots[c];
+
+		h = mix(h, cidk__load_u(&sl->word));
+		h = mix(h, cidk__load_u(&sl->recent));
+		h = mix(h, sl->cid ^ (uint64_t)cidk__load_u(&sl->rq_lock) << 32);
+		h = mix(h, cm->cpu_of[c]);
+	}
+	for (unsigned int i = 0; i < cm->s->ntasks; i++) {
+		const struct cidk_cid_task *t = &cm->task[i];
+
+		h = mix(h, t->cid ^ (uint64_t)t->own << 32);
+		h = mix(h, t->cpu | (uint64_t)t->running << 16 |
+				   (uint64_t)cm->alive[i] << 17 |
+				   (uint64_t)cm->in_user[i] << 18 | (uint64_t)cm->pc[i] << 20);
+	}
+	return h;
+}
+
+int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
+		  struct chk_model *m, struct cid_model **out)
+{
+	struct cid_model *cm = calloc(1, sizeof(*cm));
+	struct cidk_cid_mm *probe = NULL;
+	int rc = -ENOMEM;
+
+	if (!cm)
+		return -ENOMEM;
+	cm->s = s;
+	cm->p = *p;
+	cm->all = cidk_mask_alloc(s->cpus);
+	cm->aff = cidk_mask_alloc(s->cpus);
+	if (!cm->all || !cm->aff)
+		goto fail;
+	cidk_mask_fill(cm->all);
+	for (unsigned int i = 0; i < s->ntasks; i++) {
+		cm->amask[i] = cidk_mask_dup(cm->all);
+		if (!cm->amask[i])
+			goto fail;
+	}
+	rc = cidk_cid_mm_create(p, s->cpus, cm->all, &probe);
+	if (rc)
+		goto fail;
+	cidk_cid_mm_destroy(probe);
+
+	memset(m, 0, sizeof(*m));
+	m->nthreads = s->ntasks;
+	m->ctx = cm;
+	m->reset = reset;
+	m->thread = thread;
+	m->enabled = enabled;
+	m->check_step = check_step;
+	m->check_quiet = check_quiet;
+	m->check_final = check_final;
+	m->thread_name = thread_name;
+	m->thread_event = thread_event;
+	m->addr_name = addr_name;
+	m->dump = dump;
+	m->state_hash = state_hash;
+	*out = cm;
+	return 0;
+fail:
+	cid_model_free(cm);
+	return rc;
+}
+
+void cid_model_free(struct cid_model *cm)
+{
+	if (!cm)
+		return;
+	cidk_cid_mm_destroy(cm->mm);
+	cidk_mask_free(cm->all);
+	cidk_mask_free(cm->aff);
+	for (unsigned int i = 0; i < CHK_MAX_THREADS; i++)
+		cidk_mask_free(cm->amask[i]);
+	free(cm);
+}

@@ -1,0 +1,886 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check/explore.c - the scheduler, the schedule search and the trace (see
+ * chk.h for what they promise).
+ *
+ * Threads are ucontext coroutines on stacks allocated once.  Control
+ * passes to a thread only from the scheduler (run_step) and back only at
+ * the thread's next scheduling point (cidk__chk_before) or when its body
+ * returns, so exactly one thread runs at a time and every execution is a
+ * pure function of its schedule.
+ *
+ * Workload: small models (<= 8 threads, a few hundred steps), executed
+ * from scratch 10^3..10^6 times: an execution is a reset plus its steps;
+ * the search keeps one node per step of the current schedule.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+
+#include "chk.h"
+#include "util/prng.h"
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#define CHK_ASAN 1
+#endif
+
+#define STACK_SIZE (256u * 1024)
+#define NO_THREAD 0xffu
+
+struct thr {
+	ucontext_t ctx;
+	void *stack;
+	bool finished;
+	int op;			/* the pending op */
+	const void *addr;
+	struct cidk__site site;
+	uint64_t spin_epoch;	/* write epoch when its last SPIN ran */
+};
+
+struct pend {
+	int op;
+	const void *addr;
+};
+
+/* One point of the current schedule. */
+struct node {
+	uint8_t enabled, chosen, done, sleep, prev;
+	unsigned int preempts; /* preemptions before this point */
+	struct pend pend[CHK_MAX_THREADS];
+};
+
+/* The exploration in progress (one per process). */
+static struct {
+	const struct chk_model *m;
+	const struct chk_opts *o;
+	struct thr t[CHK_MAX_THREADS];
+	ucontext_t main_ctx;
+	unsigned int cur;	/* the running thread, or NO_THREAD */
+	bool in_thread;
+	uint64_t write_epoch;
+	/* the current execution */
+	struct chk_step *log;
+	unsigned long nlog, cap;
+	/* the search */
+	struct node *nodes;
+	unsigned long nnodes, target, nodes_cap;
+	unsigned int bound;
+	/* PCT */
+	struct cidk__prng rng;
+	unsigned int prio[CHK_MAX_THREADS];
+	unsigned long change_at[8];
+	unsigned int nchange;
+	/* distinct states */
+	uint64_t *set;
+	unsigned long set_cap, set_n;
+	/* lock holders, for liveness messages */
+	const void *lock_addr[16];
+	unsigned int lock_holder[16];
+	unsigned int nlocks;
+#ifdef CHK_ASAN
+	void *fake_stack;
+#endif
+} X;
+
+/* ---- coroutines --------------------------------------------------------------- */
+
+static void to_thread(unsigned int tid)
+{
+	X.cur = tid;
+	X.in_thread = true;
+#ifdef CHK_ASAN
+	__sanitizer_start_switch_fiber(&X.fake_stack, X.t[tid].stack, STACK_SIZE);
+#endif
+	swapcontext(&X.main_ctx, &X.t[tid].ctx);
+#ifdef CHK_ASAN
+	__sanitizer_finish_switch_fiber(X.fake_stack, NULL, NULL);
+#endif
+	X.in_thread = false;
+}
+
+static void to_main(void)
+{
+	struct thr *t = &X.t[X.cur];
+
+#ifdef CHK_ASAN
+	void *fake = NULL;
+
+	__sanitizer_start_switch_fiber(t->finished ? NULL : &fake, NULL, 0);
+#endif
+	swapcontext(&t->ctx, &X.main_ctx);
+#ifdef CHK_ASAN
+	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
+#endif
+}
+
+static void trampoline(void)
+{
+	unsigned int tid = X.cur;
+
+#ifdef CHK_ASAN
+	__sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
+	X.m->thread(X.m->ctx, tid);
+	X.t[tid].finished = true;
+	to_main();
+	abort(); /* a finished thread is never resumed */
+}
+
+static int threads_init(void)
+{
+	for (unsigned int i = 0; i < X.m->nthreads; i++) {
+		struct thr *t = &X.t[i];
+
+		if (!t->stack && !(t->stack = malloc(STACK_SIZE)))
+			return -ENOMEM;
+#ifdef CHK_ASAN
+		/* an abandoned coroutine leaves its frames' poison behind */
+		__asan_unpoison_memory_region(t->stack, STACK_SIZE);
+#endif
+		getcontext(&t->ctx);
+		t->ctx.uc_stack.ss_sp = t->stack;
+		t->ctx.uc_stack.ss_size = STACK_SIZE;
+		t->ctx.uc_link = NULL;
+		makecontext(&t->ctx, trampoline, 0);
+		t->finished = false;
+		t->op = CHK_OP_START;
+		t->addr = NULL;
+		memset(&t->site, 0, sizeof(t->site));
+		t->spin_epoch = UINT64_MAX;
+	}
+	return 0;
+}
+
+static void threads_free(void)
+{
+	for (unsigned int i = 0; i < CHK_MAX_THREADS; i++) {
+		free(X.t[i].stack);
+		X.t[i].stack = NULL;
+	}
+}
+
+/* ---- the hooks lib/cid calls (cid_atomic.h) -------------------------------- */
+
+unsigned int cidk__chk_mutant;
+
+void cidk__chk_before(const struct cidk__site *s, enum cidk__chk_op op,
+		      const void *addr)
+{
+	struct thr *t;
+
+	if (!X.in_thread)
+		return; /* setup and checks run outside the threads */
+	t = &X.t[X.cur];
+	t->op = (int)op;
+	t->addr = addr;
+	if (s)
+		t->site = *s;
+	to_main();
+}
+
+static bool is_write(int op)
+{
+	return op == CIDK__OP_STORE || op == CIDK__OP_RMW ||
+	       op == CIDK__OP_CAS || op == CIDK__OP_LOCK ||
+	       op == CIDK__OP_UNLOCK;
+}
+
+static void note_lock(const void *addr, unsigned int holder)
+{
+	unsigned int i;
+
+	for (i = 0; i < X.nlocks; i++)
+		if (X.lock_addr[i] == addr)
+			break;
+	if (i == X.nlocks) {
+		if (X.nlocks == 16)
+			return;
+		X.nlocks++;
+	}
+	X.lock_addr[i] = addr;
+	X.lock_holder[i] = holder;
+}
+
+void cidk__chk_after(uint64_t found, uint64_t left)
+{
+	struct chk_step *st;
+	int op;
+
+	if (!X.in_thread || !X.nlog)
+		return;
+	st = &X.log[X.nlog - 1];
+	op = st->op;
+	st->found = found;
+	st->left = left;
+	st->has_values = true;
+	if (op == CIDK__OP_LOCK)
+		note_lock(st->addr, X.cur);
+	else if (op == CIDK__OP_UNLOCK)
+		note_lock(st->addr, NO_THREAD);
+	if (op == CIDK__OP_LOCK || op == CIDK__OP_UNLOCK ||
+	    (is_write(op) && found != left))
+		X.write_epoch++;
+}
+
+void chk_event(void)
+{
+	cidk__chk_before(NULL, (enum cidk__chk_op)CHK_OP_EVENT, NULL);
+}
+
+unsigned int chk_self(void)
+{
+	return X.cur;
+}
+
+/* ---- one execution ----------------------------------------------------------- */
+
+static bool enabled(unsigned int tid)
+{
+	const struct thr *t = &X.t[tid];
+
+	if (t->finished)
+		return false;
+	if (t->op == CHK_OP_START || t->op == CHK_OP_EVENT)
+		return !X.m->enabled || X.m->enabled(X.m->ctx, tid);
+	if (t->op == CIDK__OP_LOCK)
+		return atomic_load_explicit((const _Atomic unsigned int *)t->addr,
+					    memory_order_relaxed) == 0;
+	if (t->op == CIDK__OP_SPIN)
+		return t->spin_epoch != X.write_epoch;
+	return true;
+}
+
+static uint8_t enabled_set(void)
+{
+	uint8_t e = 0;
+
+	for (unsigned int i = 0; i < X.m->nthreads; i++)
+		if (enabled(i))
+			e |= (uint8_t)(1u << i);
+	return e;
+}
+
+static bool all_finished(void)
+{
+	for (unsigned int i = 0; i < X.m->nthreads; i++)
+		if (!X.t[i].finished)
+			return false;
+	return true;
+}
+
+static bool quiet(void)
+{
+	for (unsigned int i = 0; i < X.m->nthreads; i++)
+		if (!X.t[i].finished && X.t[i].op != CHK_OP_START &&
+		    X.t[i].op != CHK_OP_EVENT)
+			return false;
+	return true;
+}
+
+/* Two pending ops that commute (sleep sets): different words, or loads. */
+static bool independent(const struct pend *a, const struct pend *b)
+{
+	if (a->op >= CHK_OP_START || b->op >= CHK_OP_START ||
+	    a->op == CIDK__OP_SPIN || b->op == CIDK__OP_SPIN)
+		return false;
+	if (a->addr != b->addr)
+		return true;
+	return !is_write(a->op) && !is_write(b->op);
+}
+
+static int log_step(unsigned int tid, bool preempt)
+{
+	struct chk_step *st;
+	const char *ev;
+
+	if (X.nlog == X.cap) {
+		unsigned long cap = X.cap ? 2 * X.cap : 1024;
+		struct chk_step *v = realloc(X.log, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		X.log = v;
+		X.cap = cap;
+	}
+	st = &X.log[X.nlog++];
+	memset(st, 0, sizeof(*st));
+	st->tid = tid;
+	st->op = X.t[tid].op;
+	st->addr = X.t[tid].addr;
+	st->site = X.t[tid].site;
+	st->preempt = preempt;
+	ev = X.m->thread_event ? X.m->thread_event(X.m->ctx, tid) : NULL;
+	if (ev)
+		snprintf(st->event, sizeof(st->event), "%s", ev);
+	return 0;
+}
+
+static int node_at(unsigned long i)
+{
+	if (i >= X.nodes_cap) {
+		unsigned long cap = X.nodes_cap ? 2 * X.nodes_cap : 1024;
+		struct node *v = realloc(X.nodes, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		X.nodes = v;
+		X.nodes_cap = cap;
+	}
+	return 0;
+}
+
+static void set_add(uint64_t h)
+{
+	unsigned long i;
+
+	if (!h)
+		h = 1;
+	if (2 * (X.set_n + 1) > X.set_cap) {
+		unsigned long cap = X.set_cap ? 2 * X.set_cap : 4096;
+		uint64_t *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return; /* counting is best effort */
+		for (unsigned long j = 0; j < X.set_cap; j++) {
+			uint64_t k = X.set[j];
+
+			if (!k)
+				continue;
+			for (i = k & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
+				;
+			v[i] = k;
+		}
+		free(X.set);
+		X.set = v;
+		X.set_cap = cap;
+	}
+	for (i = h & (X.set_cap - 1); X.set[i]; i = (i + 1) & (X.set_cap - 1))
+		if (X.set[i] == h)
+			return;
+	X.set[i] = h;
+	X.set_n++;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+static void count_state(void)
+{
+	uint64_t h;
+
+	if (!X.m->state_hash)
+		return;
+	h = X.m->state_hash(X.m->ctx);
+	for (unsigned int i = 0; i < X.m->nthreads; i++) {
+		h = mix(h, (uint64_t)X.t[i].op << 1 | X.t[i].finished);
+		h = mix(h, (uint64_t)(uintptr_t)X.t[i].addr);
+		h = mix(h, X.t[i].site.line);
+	}
+	set_add(h);
+}
+
+struct exec_out {
+	bool violation;
+	char property[32];
+	char why[CHK_WHY];
+	bool cut; /* stopped by the sleep sets: covered elsewhere */
+};
+
+static void liveness_why(char *why, size_t len)
+{
+	size_t n = 0;
+	bool spin = false;
+
+	for (unsigned int i = 0; i < X.m->nthreads && n < len; i++) {
+		const struct thr *t = &X.t[i];
+		const char *name = X.m->thread_name(X.m->ctx, i);
+
+		if (t->finished)
+			continue;
+		if (t->op == CIDK__OP_SPIN) {
+			spin = true;
+			n += (size_t)snprintf(why + n, len - n,
+					      "%s%s spins at %s:%u (%s) with no other thread able to free what it waits for",
+					      n ? "; " : "", name, t->site.file,
+					      t->site.line, t->site.func);
+		} else if (t->op == CIDK__OP_LOCK) {
+			const char *holder = "?";
+			char buf[64];
+			const char *an = X.m->addr_name ?
+				X.m->addr_name(X.m->ctx, t->addr, buf, sizeof(buf)) : NULL;
+
+			for (unsigned int j = 0; j < X.nlocks; j++)
+				if (X.lock_addr[j] == t->addr &&
+				    X.lock_holder[j] != NO_THREAD)
+					holder = X.m->thread_name(X.m->ctx,
+								  X.lock_holder[j]);
+			n += (size_t)snprintf(why + n, len - n,
+					      "%s%s waits for lock %s held by %s (%s:%u)",
+					      n ? "; " : "", name, an ? an : "?",
+					      holder, t->site.file, t->site.line);
+		} else {
+			n += (size_t)snprintf(why + n, len - n,
+					      "%s%s cannot start its next event",
+					      n ? "; " : "", name);
+		}
+	}
+	(void)spin;
+}
+
+/*
+ * Run one execution: follow the nodes up to X.target, then extend by the
+ * default choice (DFS) or by priority (PCT).
+ */
+static int run_one(struct exec_out *out, bool pct)
+{
+	unsigned int last = NO_THREAD;
+	unsigned int preempts = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	X.nlog = 0;
+	X.write_epoch = 0;
+	X.nlocks = 0;
+	X.m->reset(X.m->ctx);
+	rc = threads_init();
+	if (rc)
+		return rc;
+
+	for (unsigned long step = 0;; step++) {
+		uint8_t e = enabled_set(), avail;
+		unsigned int c = NO_THREAD;
+		bool preempt;
+		struct node *nd;
+
+		if (!e) {
+			if (all_finished()) {
+				if (X.m->check_final &&
+				    X.m->check_final(X.m->ctx, out->why,
+						     sizeof(out->why))) {
+					out->violation = true;
+					strcpy(out->property, "final");
+				}
+			} else {
+				out->violation = true;
+				strcpy(out->property, "liveness");
+				liveness_why(out->why, sizeof(out->why));
+			}
+			X.nnodes = pct ? 0 : step;
+			return 0;
+		}
+		if (step >= X.o->max_steps) {
+			out->violation = true;
+			strcpy(out->property, "liveness");
+			snprintf(out->why, sizeof(out->why),
+				 "no end after %lu steps (a retry loop that never gives up?)",
+				 X.o->max_steps);
+			X.nnodes = pct ? 0 : step;
+			return 0;
+		}
+
+		if (pct) {
+			for (unsigned int j = 0; j < X.nchange; j++)
+				if (X.change_at[j] == step && last != NO_THREAD)
+					X.prio[last] = j; /* below every initial one */
+			for (unsigned int i = 0; i < X.m->nthreads; i++)
+				if ((e & (1u << i)) &&
+				    (c == NO_THREAD || X.prio[i] > X.prio[c]))
+					c = i;
+		} else {
+			rc = node_at(step);
+			if (rc)
+				return rc;
+			nd = &X.nodes[step];
+			if (step < X.target) {
+				c = nd->chosen;
+				if (!(e & (1u << c)) || nd->enabled != e)
+					abort(); /* the model is not deterministic */
+			} else {
+				uint8_t sleep = 0;
+
+				if (step > 0) {
+					const struct node *pv = &X.nodes[step - 1];
+
+					for (unsigned int i = 0; i < X.m->nthreads; i++)
+						if (X.o->sleep_sets &&
+						    (pv->sleep & (1u << i)) &&
+						    independent(&pv->pend[i],
+								&pv->pend[pv->chosen]))
+							sleep |= (uint8_t)(1u << i);
+				}
+				nd->enabled = e;
+				nd->sleep = sleep;
+				nd->prev = (uint8_t)last;
+				nd->preempts = preempts;
+				for (unsigned int i = 0; i < X.m->nthreads; i++) {
+					nd->pend[i].op = X.t[i].op;
+					nd->pend[i].addr = X.t[i].addr;
+				}
+				avail = e & (uint8_t)~sleep;
+				if (!avail) {
+					out->cut = true;
+					X.nnodes = step;
+					return 0;
+				}
+				if (last != NO_THREAD && (avail & (1u << last)))
+					c = last;
+				else
+					c = (unsigned int)__builtin_ctz(avail);
+				nd->chosen = (uint8_t)c;
+				nd->done = (uint8_t)(1u << c);
+			}
+		}
+
+		preempt = last != NO_THREAD && (e & (1u << last)) && c != last;
+		preempts += preempt;
+		rc = log_step(c, preempt);
+		if (rc)
+			return rc;
+		if (X.t[c].op == CIDK__OP_SPIN)
+			X.t[c].spin_epoch = X.write_epoch;
+		to_thread(c);
+		last = c;
+		count_state();
+		if (X.m->check_step &&
+		    X.m->check_step(X.m->ctx, out->why, sizeof(out->why))) {
+			out->violation = true;
+			strcpy(out->property, "safety");
+		} else if (quiet() && X.m->check_quiet &&
+			   X.m->check_quiet(X.m->ctx, out->why, sizeof(out->why))) {
+			out->violation = true;
+			strcpy(out->property, "quiescence");
+		}
+		if (out->violation) {
+			X.nnodes = pct ? 0 : step + 1;
+			return 0;
+		}
+	}
+}
+
+/* The next schedule of the DFS at the current bound: false when done. */
+static bool backtrack(void)
+{
+	for (unsigned long i = X.nnodes; i-- > 0;) {
+		struct node *nd = &X.nodes[i];
+		uint8_t cands = nd->enabled & (uint8_t)~nd->done &
+				(uint8_t)~(X.o->sleep_sets ? nd->sleep : 0);
+
+		for (unsigned int b = 0; b < X.m->nthreads; b++) {
+			unsigned int pre;
+
+			if (!(cands & (1u << b)))
+				continue;
+			pre = nd->preempts +
+			      (nd->prev != NO_THREAD &&
+			       (nd->enabled & (1u << nd->prev)) && b != nd->prev);
+			if (pre > X.bound)
+				continue;
+			if (X.o->sleep_sets)
+				nd->sleep |= nd->done;
+			nd->done |= (uint8_t)(1u << b);
+			nd->chosen = (uint8_t)b;
+			X.target = i + 1;
+			X.nnodes = i + 1;
+			return true;
+		}
+	}
+	return false;
+}
+
+static char *capture_dump(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!X.m->dump)
+		return NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	X.m->dump(X.m->ctx, f);
+	fclose(f);
+	return buf;
+}
+
+static int keep(struct chk_result *r, const struct exec_out *out)
+{
+	struct chk_step *tr;
+	unsigned int pre = 0;
+
+	if (r->verdict == CHK_VIOLATION && r->trace_len <= X.nlog)
+		return 0;
+	tr = malloc((X.nlog ? X.nlog : 1) * sizeof(*tr));
+	if (!tr)
+		return -ENOMEM;
+	memcpy(tr, X.log, X.nlog * sizeof(*tr));
+	for (unsigned long i = 0; i < X.nlog; i++)
+		pre += tr[i].preempt;
+	free(r->trace);
+	free(r->dump);
+	r->trace = tr;
+	r->trace_len = (unsigned int)X.nlog;
+	r->trace_preemptions = pre;
+	r->dump = capture_dump();
+	r->verdict = CHK_VIOLATION;
+	snprintf(r->property, sizeof(r->property), "%s", out->property);
+	snprintf(r->why, sizeof(r->why), "%s", out->why);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int explore_pct(struct chk_result *r)
+{
+	unsigned long est = 64;
+	struct exec_out out;
+	int rc = 0;
+
+	cidk__prng_seed(&X.rng, X.o->seed);
+	for (unsigned long k = 0; k < X.o->random; k++) {
+		unsigned int n = X.m->nthreads;
+		unsigned int d = X.o->pct_depth ? X.o->pct_depth : 3;
+
+		/* random distinct priorities above the change points' */
+		for (unsigned int i = 0; i < n; i++)
+			X.prio[i] = 8 + i;
+		for (unsigned int i = n; i > 1; i--) {
+			unsigned int j = (unsigned int)cidk__prng_below(&X.rng, i);
+			unsigned int tmp = X.prio[i - 1];
+
+			X.prio[i - 1] = X.prio[j];
+			X.prio[j] = tmp;
+		}
+		X.nchange = d - 1 < 8 ? d - 1 : 7;
+		for (unsigned int j = 0; j < X.nchange; j++)
+			X.change_at[j] = cidk__prng_below(&X.rng, est);
+		rc = run_one(&out, true);
+		if (rc)
+			return rc;
+		r->schedules++;
+		r->steps += X.nlog;
+		if (X.nlog > est)
+			est = X.nlog;
+		if (out.violation) {
+			rc = keep(r, &out);
+			if (rc || !X.o->keep_searching)
+				return rc;
+		}
+		if (X.o->progress && !(r->schedules & 0x3fff))
+			X.o->progress(X.o->progress_arg, r->schedules);
+	}
+	return 0;
+}
+
+static int explore_dfs(struct chk_result *r)
+{
+	struct exec_out out;
+	int rc;
+
+	for (X.bound = 0; X.bound <= X.o->preemptions; X.bound++) {
+		X.target = 0;
+		X.nnodes = 0;
+		r->bound = X.bound;
+		do {
+			if (X.o->max_schedules &&
+			    r->schedules >= X.o->max_schedules) {
+				if (r->verdict != CHK_VIOLATION)
+					r->verdict = CHK_LIMIT;
+				return 0;
+			}
+			rc = run_one(&out, false);
+			if (rc)
+				return rc;
+			r->schedules++;
+			r->steps += X.nlog;
+			if (out.violation) {
+				rc = keep(r, &out);
+				if (rc)
+					return rc;
+				if (!X.o->keep_searching)
+					return 0;
+			}
+			if (X.o->progress && !(r->schedules & 0x3fff))
+				X.o->progress(X.o->progress_arg, r->schedules);
+		} while (backtrack());
+		if (r->verdict == CHK_VIOLATION)
+			return 0; /* the fewest preemptions: stop at this bound */
+	}
+	return 0;
+}
+
+int chk_explore(const struct chk_model *m, const struct chk_opts *o,
+		struct chk_result *r)
+{
+	double t0 = now_s();
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!m->nthreads || m->nthreads > CHK_MAX_THREADS)
+		return -EINVAL;
+	memset(&X, 0, sizeof(X));
+	X.m = m;
+	X.o = o;
+	X.cur = NO_THREAD;
+	r->verdict = CHK_PASS;
+	rc = o->random ? explore_pct(r) : explore_dfs(r);
+	r->states = X.set_n;
+	r->seconds = now_s() - t0;
+	threads_free();
+	free(X.log);
+	free(X.nodes);
+	free(X.set);
+	memset(&X, 0, sizeof(X));
+	return rc;
+}
+
+void chk_result_free(struct chk_result *r)
+{
+	free(r->trace);
+	free(r->dump);
+	r->trace = NULL;
+	r->dump = NULL;
+}
+
+/* ---- the trace ----------------------------------------------------------------- */
+
+static const char *op_name(int op)
+{
+	switch (op) {
+	case CIDK__OP_LOAD: return "load";
+	case CIDK__OP_STORE: return "store";
+	case CIDK__OP_RMW: return "rmw";
+	case CIDK__OP_CAS: return "cas";
+	case CIDK__OP_LOCK: return "lock";
+	case CIDK__OP_UNLOCK: return "unlock";
+	case CIDK__OP_SPIN: return "spin";
+	case CHK_OP_START: return "start";
+	case CHK_OP_EVENT: return "event";
+	default: return "?";
+	}
+}
+
+/* "lib/cid/ownership.c" from whatever path the compiler recorded */
+static const char *short_file(const char *f)
+{
+	const char *p;
+
+	if (!f)
+		return "";
+	p = strstr(f, "lib/cid/");
+	if (p)
+		return p;
+	p = strrchr(f, '/');
+	return p ? p + 1 : f;
+}
+
+static void value_str(char *buf, size_t len, uint64_t v)
+{
+	if (v == 0xffffffffu)
+		snprintf(buf, len, "NONE");
+	else if (v >= 0x20000000u && v < 0x100000000ull)
+		snprintf(buf, len, "%#" PRIx64, v);
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+}
+
+static void step_what(const struct chk_model *m, const struct chk_step *s,
+		      char *buf, size_t len)
+{
+	char an[64], a[24], b[24];
+	const char *name = s->addr && m->addr_name ?
+		m->addr_name(m->ctx, s->addr, an, sizeof(an)) : NULL;
+
+	if (s->op == CHK_OP_START || s->op == CHK_OP_EVENT) {
+		snprintf(buf, len, "%s", s->op == CHK_OP_START ? "start" : "begin");
+		return;
+	}
+	if (s->op == CIDK__OP_SPIN) {
+		snprintf(buf, len, "spin (wait for a free CID)");
+		return;
+	}
+	value_str(a, sizeof(a), s->found);
+	value_str(b, sizeof(b), s->left);
+	if (!s->has_values)
+		snprintf(buf, len, "%s %s", op_name(s->op), name ? name : "?");
+	else if (s->op == CIDK__OP_LOAD)
+		snprintf(buf, len, "load %s = %s", name ? name : "?", a);
+	else if (s->found == s->left && s->op != CIDK__OP_LOCK &&
+		 s->op != CIDK__OP_UNLOCK)
+		snprintf(buf, len, "%s %s: %s (unchanged)", op_name(s->op),
+			 name ? name : "?", a);
+	else
+		snprintf(buf, len, "%s %s: %s -> %s", op_name(s->op),
+			 name ? name : "?", a, b);
+}
+
+void chk_print_trace(FILE *f, const struct chk_model *m,
+		     const struct chk_result *r)
+{
+	for (unsigned int i = 0; i < r->trace_len; i++) {
+		const struct chk_step *s = &r->trace[i];
+		char what[160];
+
+		step_what(m, s, what, sizeof(what));
+		fprintf(f, "%4u %c %-4s %-10s %-44s %s:%u\n", i + 1,
+			s->preempt ? '*' : ' ', m->thread_name(m->ctx, s->tid),
+			s->event, what, short_file(s->site.file), s->site.line);
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void chk_print_trace_json(FILE *f, const struct chk_model *m,
+			  const struct chk_result *r)
+{
+	fputc('[', f);
+	for (unsigned int i = 0; i < r->trace_len; i++) {
+		const struct chk_step *s = &r->trace[i];
+		char what[160];
+
+		step_what(m, s, what, sizeof(what));
+		fprintf(f, "%s\n  {\"step\": %u, \"thread\": ", i ? "," : "", i + 1);
+		json_str(f, m->thread_name(m->ctx, s->tid));
+		fprintf(f, ", \"preemption\": %s, \"event\": ",
+			s->preempt ? "true" : "false");
+		json_str(f, s->event);
+		fprintf(f, ", \"op\": ");
+		json_str(f, op_name(s->op));
+		fprintf(f, ", \"what\": ");
+		json_str(f, what);
+		fprintf(f, ", \"source\": ");
+		json_str(f, short_file(s->site.file));
+		fprintf(f, ", \"line\": %u", s->site.line);
+		if (s->has_values)
+			fprintf(f, ", \"found\": %" PRIu64 ", \"left\": %" PRIu64,
+				s->found, s->left);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}

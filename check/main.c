@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit check - systematic exploration of interleavings of lib/cid.
+ *
+ * This is the program `cidkit-check`, built from the checker build of
+ * lib/cid (CIDK_CHECKER: every shared-memory step a scheduling point);
+ * `cidkit check` runs it (tools/cidkit/cmd_check.c).  It prints; the
+ * explorer (explore.c) and the models (cid_model.c) do not.
+ *
+ * Exit status: 0 when every scenario's bounded space holds no violation,
+ * 1 when one does (with its trace), 2 for bad input.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cidkit/cid.h>
+
+#include "chk.h"
+#include "cid_model.h"
+#include "cli.h"
+#include "scenario.h"
+
+#define MAX_FILE (64u * 1024)
+
+static const char usage[] =
+	"usage: cidkit check [--policy P[:VARIANT]] [--scenario NAME|FILE]\n"
+	"                    [--preemptions N] [--max-steps N] [--max-schedules N]\n"
+	"                    [--random N [--seed S] [--depth D]] [--no-por]\n"
+	"                    [--mutant NAME] [--json]\n"
+	"       cidkit check --list | --mutants [--json] | --growth [--json]\n"
+	"\n"
+	"Explore the interleavings of the real lib/cid code on small scenarios and\n"
+	"check, at every step, that no CID has two owners, that running tasks hold\n"
+	"one within the policy's bound, that nothing leaks, and that every retry\n"
+	"loop makes progress.  A violation prints the shortest schedule found as a\n"
+	"numbered trace (step, thread, event, operation, lib/cid source line).\n"
+	"\n"
+	"  --policy P       bitmap, lazy, lazy-batched, cache-local, inherit,\n"
+	"                   ownership, ownership:v6.19 (default: each scenario's own)\n"
+	"  --scenario S     a name from --list, or a scenario file (default: all)\n"
+	"  --preemptions N  at most N preemptions per schedule, 0..8 (default 2)\n"
+	"  --max-steps N    steps per execution before it counts as no progress\n"
+	"                   (default 20000)\n"
+	"  --max-schedules N  stop after N schedules (default: none)\n"
+	"  --random N       N randomized executions (PCT) instead of the full search\n"
+	"  --seed S         PCT seed (default 1);  --depth D  PCT depth (default 3)\n"
+	"  --no-por         no sleep sets (partial-order reduction)\n"
+	"  --mutant NAME    switch on one deliberately broken behaviour (--mutants)\n"
+	"  --list           the scenarios;  --mutants  the mutation table\n"
+	"  --growth         schedules and time as tasks and CPUs grow\n"
+	"  --json           JSON instead of text\n"
+	"\n"
+	"Exit: 0 no violation in the bounded space, 1 a violation, 2 bad input.\n";
+
+static const struct {
+	unsigned int id;
+	const char *name;
+	const char *policy;
+	const char *what;
+} mutants[] = {
+	{ CIDK__MUT_TAKE_TEST_THEN_SET, "take-test-then-set", "bitmap",
+	  "a CID bit taken by a load and a store, not one RMW" },
+	{ CIDK__MUT_BITMAP_PUT_EARLY, "bitmap-put-early", "bitmap",
+	  "the bit given back right after it was taken" },
+	{ CIDK__MUT_INHERIT_NO_PUT, "inherit-no-put", "inherit",
+	  "switch-out never gives the CID back" },
+	{ CIDK__MUT_INHERIT_NO_BOUND, "inherit-no-bound", "inherit",
+	  "a last-used CID reused above min(allowed, users)" },
+	{ CIDK__MUT_LAZY_SCAN_BUSY, "lazy-scan-busy", "lazy",
+	  "the scan releases a slot a task is running with" },
+	{ CIDK__MUT_LAZY_NO_LAZY_PUT, "lazy-no-lazy-put", "lazy",
+	  "switch-out ignores LAZY_PUT and keeps the CID" },
+	{ CIDK__MUT_OWN_NO_TRANSIT_CLEAR, "own-no-transit-clear", "ownership",
+	  "the CPU->task walk never ends the transit phase" },
+	{ CIDK__MUT_OWN_WALK_DROP_RUNNING, "own-walk-drop-running", "ownership",
+	  "the task->CPU walk drops a running task's CID" },
+	{ CIDK__MUT_OWN_KEEP_TRANSIT, "own-keep-transit", "ownership",
+	  "switch-out keeps a CID borrowed in transit" },
+	{ CIDK__MUT_OWN_KEEP_CPU_CID, "own-keep-cpu-cid", "ownership",
+	  "per-task switch-in never gives the CPU's CID back" },
+	{ CIDK__MUT_OWN_NO_RQ_RECHECK, "own-no-rq-recheck", "ownership",
+	  "task_rq_lock without re-checking the task's CPU" },
+};
+#define NR_MUTANTS (sizeof(mutants) / sizeof(mutants[0]))
+
+struct opts {
+	struct chk_opts c;
+	const char *policy, *scenario, *mutant;
+	bool json, list, mutants, growth;
+	int argc;
+	char **argv;
+};
+
+/* ---- one exploration ----------------------------------------------------------- */
+
+static void progress(void *arg, unsigned long n)
+{
+	const char *name = arg;
+
+	fprintf(stderr, "\rcheck: %s: %lu schedules...", name, n);
+	fflush(stderr);
+}
+
+struct run {
+	struct scenario s;
+	struct cidk_cid_params p;
+	char policy[40];
+	struct chk_model m;
+	struct cid_model *cm;
+	struct chk_result r;
+};
+
+static int run_prepare(struct run *x, const struct opts *o)
+{
+	const char *pol = o->policy ? o->policy : x->s.policy;
+
+	if (!pol[0])
+		pol = "ownership";
+	if (cidk_cid_params_parse(pol, &x->p))
+		return cli_error("check: unknown policy '%s' (see --help)", pol);
+	snprintf(x->policy, sizeof(x->policy), "%s", pol);
+	if (cid_model_new(&x->s, &x->p, &x->m, &x->cm))
+		return cli_error("check: scenario %s cannot run under %s", x->s.name,
+				 pol);
+	return 0;
+}
+
+static int run_explore(struct run *x, const struct opts *o)
+{
+	struct chk_opts c = o->c;
+	int rc;
+
+	if (!o->json && isatty(2)) {
+		c.progress = progress;
+		c.progress_arg = x->s.name;
+	}
+	rc = chk_explore(&x->m, &c, &x->r);
+	if (c.progress)
+		fprintf(stderr, "\r\033[K");
+	return rc;
+}
+
+static void run_free(struct run *x)
+{
+	chk_result_free(&x->r);
+	cid_model_free(x->cm);
+	x->cm = NULL;
+}
+
+static const char *verdict_str(const struct chk_result *r)
+{
+	return r->verdict == CHK_VIOLATION ? "violation" :
+	       r->verdict == CHK_LIMIT	   ? "limit" : "pass";
+}
+
+static void print_human(const struct run *x, const struct opts *o)
+{
+	const struct chk_result *r = &x->r;
+
+	printf("%s (%s, %u CPUs, %u tasks): %s", x->s.name, x->policy,
+	       x->s.cpus, x->s.ntasks,
+	       r->verdict == CHK_VIOLATION ? "VIOLATION" :
+	       r->verdict == CHK_LIMIT	   ? "stopped at --max-schedules" : "pass");
+	if (o->c.random)
+		printf(" - %lu random executions (seed %llu, depth %u), %lu states\n",
+		       r->schedules, (unsigned long long)o->c.seed,
+		       o->c.pct_depth, r->states);
+	else
+		printf(" - %lu schedules, %lu states, preemption bound %u of %u, "
+		       "sleep sets %s\n",
+		       r->schedules, r->states, r->bound, o->c.preemptions,
+		       o->c.sleep_sets ? "on" : "off");
+	if (r->verdict == CHK_VIOLATION) {
+		printf("%s: %s\n", r->property, r->why);
+		printf("trace: %u steps, %u preemptions (* marks one)\n",
+		       r->trace_len, r->trace_preemptions);
+		chk_print_trace(stdout, &x->m, r);
+		printf("state at the violation:\n%s", r->dump ? r->dump : "");
+	}
+	printf("time: %.2f s, %.0f schedules/s, %.0f steps/s\n", r->seconds,
+	       r->seconds > 0 ? (double)r->schedules / r->seconds : 0.0,
+	       r->seconds > 0 ? (double)r->steps / r->seconds : 0.0);
+}
+
+static void print_json(const struct run *x, const struct opts *o, bool last)
+{
+	const struct chk_result *r = &x->r;
+
+	printf("  {\"scenario\": ");
+	cli_json_str(stdout, x->s.name);
+	printf(", \"policy\": ");
+	cli_json_str(stdout, x->policy);
+	printf(", \"cpus\": %u, \"tasks\": %u, \"verdict\": \"%s\", "
+	       "\"schedules\": %lu, \"steps\": %lu, \"states\": %lu, "
+	       "\"preemption_bound\": %u, \"bound_reached\": %u, "
+	       "\"sleep_sets\": %s, \"random\": %lu, \"seconds\": %.3f",
+	       x->s.cpus, x->s.ntasks, verdict_str(r), r->schedules, r->steps,
+	       r->states, o->c.preemptions, r->bound,
+	       o->c.sleep_sets ? "true" : "false", o->c.random, r->seconds);
+	if (r->verdict == CHK_VIOLATION) {
+		printf(", \"property\": ");
+		cli_json_str(stdout, r->property);
+		printf(", \"why\": ");
+		cli_json_str(stdout, r->why);
+		printf(", \"preemptions\": %u, \"trace\": ", r->trace_preemptions);
+		chk_print_trace_json(stdout, &x->m, r);
+		printf(", \"state\": ");
+		cli_json_str(stdout, r->dump ? r->dump : "");
+	}
+	printf("}%s\n", last ? "" : ",");
+}
+
+static int load_scenario(const char *arg, struct scenario *s)
+{
+	char why[256], *buf;
+	size_t n;
+	FILE *f;
+	int rc;
+
+	if (scn_find(arg, s) == 0)
+		return 0;
+	if (!strchr(arg, '/') && !strchr(arg, '.'))
+		return cli_error("check: no scenario named '%s' (see --list)", arg);
+	f = fopen(arg, "r");
+	if (!f)
+		return cli_error("check: %s: %s", arg, strerror(errno));
+	buf = malloc(MAX_FILE + 1);
+	if (!buf) {
+		fclose(f);
+		return cli_error("check: out of memory");
+	}
+	n = fread(buf, 1, MAX_FILE + 1, f);
+	fclose(f);
+	if (n > MAX_FILE) {
+		free(buf);
+		return cli_error("check: %s: larger than %u bytes", arg, MAX_FILE);
+	}
+	buf[n] = '\0';
+	if (memchr(buf, '\0', n)) {
+		free(buf);
+		return cli_error("check: %s: not a text file", arg);
+	}
+	rc = scn_parse(buf, s, why, sizeof(why));
+	free(buf);
+	if (rc)
+		return cli_error("check: %s: %s", arg, why);
+	return 0;
+}
+
+/* ---- the modes ------------------------------------------------------------------ */
+
+static int do_list(const struct opts *o)
+{
+	struct scenario s;
+	char why[200];
+
+	if (o->json)
+		printf("[\n");
+	for (unsigned int i = 0; scn_library[i]; i++) {
+		if (scn_parse(scn_library[i], &s, why, sizeof(why)))
+			return cli_error("check: library scenario %u: %s", i, why);
+		if (o->json) {
+			printf("  {\"name\": ");
+			cli_json_str(stdout, s.name);
+			printf(", \"policy\": ");
+			cli_json_str(stdout, s.policy);
+			printf(", \"expect\": \"%s\", \"cpus\": %u, \"tasks\": %u, \"about\": ",
+			       s.expect == 1 ? "violation" : "pass", s.cpus, s.ntasks);
+			cli_json_str(stdout, s.about);
+			printf("}%s\n", scn_library[i + 1] ? "," : "");
+		} else {
+			printf("%-18s %-16s %u CPUs, %u tasks, expect %s\n  %s\n",
+			       s.name, s.policy, s.cpus, s.ntasks,
+			       s.expect == 1 ? "violation" : "pass", s.about);
+		}
+	}
+	if (o->json)
+		printf("]\n");
+	return 0;
+}
+
+static int do_check(const struct opts *o)
+{
+	unsigned int n = 0, bad = 0;
+	int rc;
+
+	if (o->json)
+		printf("[\n");
+	for (unsigned int i = 0; o->scenario || scn_library[i]; i++) {
+		struct run x;
+
+		memset(&x, 0, sizeof(x));
+		rc = o->scenario ? load_scenario(o->scenario, &x.s)
+				 : scn_find_index(i, &x.s);
+		if (rc)
+			return CLI_EXIT_USAGE;
+		rc = run_prepare(&x, o);
+		if (rc)
+			return rc;
+		rc = run_explore(&x, o);
+		if (rc) {
+			run_free(&x);
+			return cli_error("check: %s", strerror(-rc));
+		}
+		if (o->json)
+			print_json(&x, o, o->scenario || !scn_library[i + 1]);
+		else
+			print_human(&x, o);
+		bad += x.r.verdict == CHK_VIOLATION;
+		n++;
+		run_free(&x);
+		if (o->scenario)
+			break;
+	}
+	if (o->json)
+		printf("]\n");
+	else if (n > 1)
+		printf("%u scenarios, %u with a violation\n", n, bad);
+	return bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+/* Every mutant against every scenario, under the mutant's policy. */
+static int do_mutants(const struct opts *o)
+{
+	unsigned int killed = 0;
+
+	if (o->json)
+		printf("[\n");
+	else
+		printf("%-22s %-10s %-18s %7s %9s %7s  %s\n", "mutant", "policy",
+		       "killed by", "steps", "schedules", "seconds", "fault");
+	for (size_t k = 0; k < NR_MUTANTS; k++) {
+		struct run x;
+		bool dead = false;
+		unsigned long total = 0;
+		double secs = 0;
+
+		cidk__chk_mutant = mutants[k].id;
+		for (unsigned int i = 0; scn_library[i] && !dead; i++) {
+			struct opts mo = *o;
+
+			memset(&x, 0, sizeof(x));
+			scn_find_index(i, &x.s);
+			if (x.s.expect == 1)
+				continue; /* the published-bug scenarios */
+			mo.policy = mutants[k].policy;
+			if (run_prepare(&x, &mo))
+				return CLI_EXIT_USAGE;
+			mo.c.keep_searching = false;
+			if (run_explore(&x, &mo)) {
+				run_free(&x);
+				return cli_error("check: out of memory");
+			}
+			total += x.r.schedules;
+			secs += x.r.seconds;
+			if (x.r.verdict == CHK_VIOLATION) {
+				dead = true;
+				killed++;
+				if (o->json) {
+					printf("  {\"mutant\": \"%s\", \"policy\": \"%s\", "
+					       "\"killed\": true, \"scenario\": \"%s\", "
+					       "\"property\": \"%s\", \"steps\": %u, "
+					       "\"schedules\": %lu, \"seconds\": %.3f}%s\n",
+					       mutants[k].name, mutants[k].policy,
+					       x.s.name, x.r.property, x.r.trace_len,
+					       total, secs, k + 1 < NR_MUTANTS ? "," : "");
+				} else {
+					printf("%-22s %-10s %-18s %7u %9lu %7.2f  %s (%s)\n",
+					       mutants[k].name, mutants[k].policy,
+					       x.s.name, x.r.trace_len, total, secs,
+					       mutants[k].what, x.r.property);
+				}
+			}
+			run_free(&x);
+		}
+		if (!dead) {
+			if (o->json)
+				printf("  {\"mutant\": \"%s\", \"policy\": \"%s\", "
+				       "\"killed\": false, \"schedules\": %lu, "
+				       "\"seconds\": %.3f}%s\n",
+				       mutants[k].name, mutants[k].policy, total, secs,
+				       k + 1 < NR_MUTANTS ? "," : "");
+			else
+				printf("%-22s %-10s %-18s %7s %9lu %7.2f  %s\n",
+				       mutants[k].name, mutants[k].policy, "SURVIVED",
+				       "-", total, secs, mutants[k].what);
+		}
+	}
+	cidk__chk_mutant = CIDK__MUT_NONE;
+	if (o->json)
+		printf("]\n");
+	else
+		printf("%u of %zu mutants killed\n", killed, NR_MUTANTS);
+	return killed == NR_MUTANTS ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
+/* tasks x CPUs: each task switches in and out twice on two CPUs. */
+static void growth_scenario(struct scenario *s, unsigned int tasks,
+			    unsigned int cpus)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "grow-%ux%u", tasks, cpus);
+	s->cpus = cpus;
+	s->ntasks = tasks;
+	s->expect = 0;
+	for (unsigned int i = 0; i < tasks; i++) {
+		struct scn_task *t = &s->task[i];
+
+		snprintf(t->name, sizeof(t->name), "T%u", i & 7u);
+		t->initial = true;
+		t->nev = 4;
+		t->ev[0].kind = SCN_IN;
+		t->ev[0].arg = i % cpus;
+		t->ev[1].kind = SCN_OUT;
+		t->ev[2].kind = SCN_IN;
+		t->ev[2].arg = (i + 1) % cpus;
+		t->ev[3].kind = SCN_OUT;
+	}
+}
+
+static int do_growth(const struct opts *o)
+{
+	static const unsigned int shape[][2] = {
+		{ 2, 1 }, { 2, 2 }, { 3, 2 }, { 4, 2 }, { 4, 3 }, { 5, 3 },
+		{ 4, 4 }, { 6, 4 },
+	};
+
+	if (o->json)
+		printf("[\n");
+	else
+		printf("%-8s %-10s %10s %10s %9s %8s  %s\n", "tasks", "policy",
+		       "schedules", "states", "seconds", "sched/s", "verdict");
+	for (size_t k = 0; k < sizeof(shape) / sizeof(shape[0]); k++) {
+		struct run x;
+		int rc;
+
+		memset(&x, 0, sizeof(x));
+		growth_scenario(&x.s, shape[k][0], shape[k][1]);
+		rc = run_prepare(&x, o);
+		if (rc)
+			return rc;
+		if (run_explore(&x, o)) {
+			run_free(&x);
+			return cli_error("check: out of memory");
+		}
+		if (o->json)
+			printf("  {\"tasks\": %u, \"cpus\": %u, \"policy\": \"%s\", "
+			       "\"schedules\": %lu, \"states\": %lu, \"seconds\": %.3f, "
+			       "\"verdict\": \"%s\"}%s\n",
+			       shape[k][0], shape[k][1], x.policy, x.r.schedules,
+			       x.r.states, x.r.seconds, verdict_str(&x.r),
+			       k + 1 < sizeof(shape) / sizeof(shape[0]) ? "," : "");
+		else
+			printf("%ux%-6u %-10s %10lu %10lu %9.2f %8.0f  %s\n",
+			       shape[k][0], shape[k][1], x.policy, x.r.schedules,
+			       x.r.states, x.r.seconds,
+			       x.r.seconds > 0 ? (double)x.r.schedules / x.r.seconds : 0,
+			       verdict_str(&x.r));
+		run_free(&x);
+	}
+	if (o->json)
+		printf("]\n");
+	return 0;
+}
+
+/* ---- options ---------------------------------------------------------------------- */
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longs[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "scenario", required_argument, NULL, 's' },
+		{ "preemptions", required_argument, NULL, 'P' },
+		{ "max-steps", required_argument, NULL, 'S' },
+		{ "max-schedules", required_argument, NULL, 'M' },
+		{ "random", required_argument, NULL, 'r' },
+		{ "seed", required_argument, NULL, 'e' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "no-por", no_argument, NULL, 'n' },
+		{ "mutant", required_argument, NULL, 'u' },
+		{ "mutants", no_argument, NULL, 'U' },
+		{ "growth", no_argument, NULL, 'g' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int u;
+	uint64_t v;
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->c.preemptions = 2;
+	o->c.max_steps = 20000;
+	o->c.sleep_sets = true;
+	o->c.seed = 1;
+	o->c.pct_depth = 3;
+	o->c.keep_searching = true;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o->policy = optarg;
+			break;
+		case 's':
+			o->scenario = optarg;
+			break;
+		case 'P':
+			if ((rc = cli_parse_uint("--preemptions", optarg, 0, 8, &u)))
+				return rc;
+			o->c.preemptions = u;
+			break;
+		case 'S':
+			if ((rc = cli_parse_u64("--max-steps", optarg, 10, 10000000, &v)))
+				return rc;
+			o->c.max_steps = (unsigned long)v;
+			break;
+		case 'M':
+			if ((rc = cli_parse_u64("--max-schedules", optarg, 1,
+						1000000000, &v)))
+				return rc;
+			o->c.max_schedules = (unsigned long)v;
+			break;
+		case 'r':
+			if ((rc = cli_parse_u64("--random", optarg, 1, 1000000000, &v)))
+				return rc;
+			o->c.random = (unsigned long)v;
+			break;
+		case 'e':
+			if ((rc = cli_parse_u64("--seed", optarg, 0, UINT64_MAX, &v)))
+				return rc;
+			o->c.seed = v;
+			break;
+		case 'd':
+			if ((rc = cli_parse_uint("--depth", optarg, 1, 8, &u)))
+				return rc;
+			o->c.pct_depth = u;
+			break;
+		case 'n':
+			o->c.sleep_sets = false;
+			break;
+		case 'u':
+			o->mutant = optarg;
+			break;
+		case 'U':
+			o->mutants = true;
+			break;
+		case 'g':
+			o->growth = true;
+			break;
+		case 'l':
+			o->list = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			return cli_bad_option("check", argv, c);
+		}
+	}
+	if (optind < argc)
+		return cli_extra_arg("check", argv[optind]);
+	if (o->list + o->mutants + o->growth > 1)
+		return cli_error("check: --list, --mutants and --growth exclude each other");
+	if ((o->mutants || o->list) && (o->scenario || o->mutant))
+		return cli_error("check: --%s takes no --scenario or --mutant",
+				 o->list ? "list" : "mutants");
+	if (o->mutant) {
+		size_t k;
+
+		for (k = 0; k < NR_MUTANTS; k++)
+			if (!strcmp(o->mutant, mutants[k].name))
+				break;
+		if (k == NR_MUTANTS)
+			return cli_error("check: unknown mutant '%s' (see --mutants)",
+					 o->mutant);
+		cidk__chk_mutant = mutants[k].id;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse(argc, argv, &o);
+
+	if (rc)
+		return rc;
+	if (o.list)
+		return do_list(&o);
+	if (o.mutants)
+		return do_mutants(&o);
+	if (o.growth)
+		return do_growth(&o);
+	return do_check(&o);
+}

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check/scenario.c - the scenario grammar (scenario.h) and the library of
+ * named scenarios.
+ *
+ * The parser reads each line once, keeps nothing but the scenario, and
+ * rejects what it does not know (with the line number): a scenario is
+ * input a user writes, so a typo must not become a silently different
+ * scenario.  A script is also checked for sense before it runs: `in` only
+ * when not running, `out`, `fork`, `tick`, `rtu` only while running,
+ * nothing after `exit`, every forked task forked exactly once.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+
+/* ---- the library -------------------------------------------------------------- */
+
+const char *const scn_library[] = {
+	/* the two published ownership bugs */
+	"name published-livelock\n"
+	"about the BPF CI live lock: 4 CPUs, the main thread creates the 5th thread "
+	"while T1 schedules in, out, migrates and in again before the walk reaches it\n"
+	"cpus 4\n"
+	"policy ownership:v6.19\n"
+	"expect violation\n"
+	"task T0 initial: in 0; fork T4; out\n"
+	"task T1 initial: in 1; out; migrate 2; in 2; out\n"
+	"task T2 initial:\n"
+	"task T3 initial:\n"
+	"task T4:\n",
+
+	"name livelock-3cpu\n"
+	"about the same live lock on 3 CPUs: T0 creates the 4th thread\n"
+	"cpus 3\n"
+	"policy ownership:v6.19\n"
+	"expect violation\n"
+	"task T0 initial: in 0; fork T3; out\n"
+	"task T1 initial: in 1; out; migrate 2; in 2; out\n"
+	"task T2 initial:\n"
+	"task T3:\n",
+
+	"name concurrent-forks\n"
+	"about two forks at once, the second crosses the per-CPU threshold while "
+	"the first's new task is not yet on the task list\n"
+	"cpus 3\n"
+	"policy ownership:v6.19\n"
+	"expect violation\n"
+	"task T0 initial: in 0; fork TA\n"
+	"task T1 initial: in 1; fork TB\n"
+	"task TA: in 2; out\n"
+	"task TB: in 2; out\n",
+
+	/* ownership's transitions */
+	"name switch-back\n"
+	"about per-CPU mode and back: a fork crosses the threshold, exits fall "
+	"below pcpu_thrs while T0 runs (the CPU->task walk with transit)\n"
+	"cpus 4\n"
+	"policy ownership\n"
+	"expect pass\n"
+	"task T0 initial: in 0; fork T4; out; in 0; out\n"
+	"task T1 initial: exit\n"
+	"task T2 initial: exit\n"
+	"task T3 initial: exit\n"
+	"task T4: in 1; out; exit\n",
+
+	"name fork-walk-migrate\n"
+	"about a fork's task->CPU walk while a task migrates between its "
+	"runqueue lock and its re-check\n"
+	"cpus 2\n"
+	"policy ownership\n"
+	"expect pass\n"
+	"task T0 initial: in 0; fork T2; out\n"
+	"task T1 initial: migrate 1; in 1; out; migrate 0; in 0; out\n"
+	"task T2: in 1; out\n",
+
+	/* every policy */
+	"name switch-race\n"
+	"about two tasks switching in and out on two CPUs at the same time\n"
+	"cpus 2\n"
+	"policy bitmap\n"
+	"expect pass\n"
+	"task T0 initial: in 0; out; in 1; out\n"
+	"task T1 initial: in 1; out; in 0; out\n",
+
+	"name exit-shrink\n"
+	"about a task exits while another switches: the bound min(allowed, users) "
+	"shrinks under the running one\n"
+	"cpus 4\n"
+	"policy inherit\n"
+	"expect pass\n"
+	"task T0 initial: in 0; exit\n"
+	"task T1 initial: in 1; out; in 1; out\n",
+
+	"name scan-race\n"
+	"about the lazy family's compaction scan (tick) against switches, "
+	"migration and an exit on other CPUs\n"
+	"cpus 2\n"
+	"policy lazy\n"
+	"expect pass\n"
+	"task T0 initial: in 0; out; in 0; tick; tick; out\n"
+	"task T1 initial: in 1; out; migrate 0; in 0; out; exit\n",
+
+	"name lazy-put\n"
+	"about a scan marks a running task's slot LAZY_PUT; the owner gives the "
+	"CID back at switch-out\n"
+	"cpus 3\n"
+	"policy lazy\n"
+	"expect pass\n"
+	"task T0 initial: in 0; tick; tick; tick; out\n"
+	"task T1 initial: in 1; out; in 2; out\n"
+	"task T2 initial: in 2; out; exit\n",
+
+	"name fork-exit\n"
+	"about forks and exits racing with switches (users grow and shrink)\n"
+	"cpus 2\n"
+	"policy cache-local\n"
+	"expect pass\n"
+	"task T0 initial: in 0; fork T2; out; in 0; out\n"
+	"task T1 initial: in 1; out; exit\n"
+	"task T2: in 1; out\n",
+	NULL,
+};
+
+/* ---- the grammar ---------------------------------------------------------------- */
+
+struct parse {
+	struct scenario *s;
+	unsigned int line;
+	char *why;
+	size_t len;
+};
+
+__attribute__((format(printf, 2, 3))) static int err(struct parse *p,
+						     const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(p->why, p->len, "line %u: %s", p->line, msg);
+	return -EINVAL;
+}
+
+static const char *skip_ws(const char *c)
+{
+	while (*c == ' ' || *c == '\t')
+		c++;
+	return c;
+}
+
+/* A word of [A-Za-z0-9_.:-,] into @buf (':' only inside); the rest after it. */
+static const char *word(const char *c, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	c = skip_ws(c);
+	while (*c && (isalnum((unsigned char)*c) || strchr("_.-,", *c) ||
+		      (*c == ':' && n && isalnum((unsigned char)c[1])))) {
+		if (n + 1 < len)
+			buf[n] = *c;
+		n++;
+		c++;
+	}
+	buf[n < len ? n : len - 1] = '\0';
+	if (n >= len)
+		buf[0] = '\0'; /* too long: reported as empty/unknown */
+	return c;
+}
+
+static int parse_uint(const char *w, unsigned int max, unsigned int *out)
+{
+	unsigned long v = 0;
+
+	if (!*w || strlen(w) > 6)
+		return -1;
+	for (const char *c = w; *c; c++) {
+		if (!isdigit((unsigned char)*c))
+			return -1;
+		v = v * 10 + (unsigned long)(*c - '0');
+	}
+	if (v > max)
+		return -1;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int find_task(const struct scenario *s, const char *name)
+{
+	for (unsigned int i = 0; i < s->ntasks; i++)
+		if (!strcmp(s->task[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* "0-3,5" into a mask of CPUs below @cpus */
+static int parse_cpus(const char *w, unsigned int cpus, uint64_t *mask)
+{
+	*mask = 0;
+	while (*w) {
+		unsigned int a, b;
+		char num[8];
+		size_t n = strcspn(w, ",-");
+
+		if (n == 0 || n >= sizeof(num))
+			return -1;
+		memcpy(num, w, n);
+		num[n] = '\0';
+		if (parse_uint(num, cpus - 1, &a))
+			return -1;
+		b = a;
+		w += n;
+		if (*w == '-') {
+			w++;
+			n = strcspn(w, ",");
+			if (n == 0 || n >= sizeof(num))
+				return -1;
+			memcpy(num, w, n);
+			num[n] = '\0';
+			if (parse_uint(num, cpus - 1, &b) || b < a)
+				return -1;
+			w += n;
+		}
+		for (unsigned int c = a; c <= b; c++)
+			*mask |= 1ull << c;
+		if (*w == ',')
+			w++;
+	}
+	return *mask ? 0 : -1;
+}
+
+/* Pending forks are resolved after all tasks are known: keep names. */
+struct fork_ref {
+	unsigned int task, ev;
+	char name[8];
+};
+
+static int parse_script(struct parse *p, struct scn_task *t, const char *c,
+			struct fork_ref *refs, unsigned int *nrefs)
+{
+	struct scenario *s = p->s;
+
+	for (;;) {
+		char w[16], a[32];
+		struct scn_event *e;
+
+		c = skip_ws(c);
+		if (!*c)
+			return 0;
+		if (t->nev == SCN_MAX_EVENTS)
+			return err(p, "task %s: more than %d events", t->name,
+				   SCN_MAX_EVENTS);
+		e = &t->ev[t->nev];
+		memset(e, 0, sizeof(*e));
+		c = word(c, w, sizeof(w));
+		if (!strcmp(w, "in") || !strcmp(w, "migrate")) {
+			c = word(c, a, sizeof(a));
+			if (parse_uint(a, s->cpus - 1, &e->arg))
+				return err(p, "'%s' needs a CPU below %u", w, s->cpus);
+			e->kind = w[0] == 'i' ? SCN_IN : SCN_MIGRATE;
+		} else if (!strcmp(w, "out")) {
+			e->kind = SCN_OUT;
+		} else if (!strcmp(w, "exit")) {
+			e->kind = SCN_EXIT;
+		} else if (!strcmp(w, "tick")) {
+			e->kind = SCN_TICK;
+		} else if (!strcmp(w, "rtu")) {
+			e->kind = SCN_RTU;
+		} else if (!strcmp(w, "fork")) {
+			c = word(c, a, sizeof(a));
+			if (!a[0] || strlen(a) >= sizeof(refs->name))
+				return err(p, "'fork' needs a task name");
+			e->kind = SCN_FORK;
+			refs[*nrefs].task = (unsigned int)(t - s->task);
+			refs[*nrefs].ev = t->nev;
+			snprintf(refs[*nrefs].name, sizeof(refs->name), "%s", a);
+			++*nrefs;
+		} else if (!strcmp(w, "affinity")) {
+			c = word(c, a, sizeof(a));
+			if (parse_cpus(a, s->cpus, &e->mask))
+				return err(p, "'affinity' needs a cpulist below %u",
+					   s->cpus);
+			e->kind = SCN_AFFINITY;
+		} else {
+			return err(p, "unknown event '%.15s'", w[0] ? w : c);
+		}
+		t->nev++;
+		c = skip_ws(c);
+		if (*c == ';')
+			c++;
+		else if (*c)
+			return err(p, "expected ';' between events");
+	}
+}
+
+/* Walk each script as its task would run it: does it make sense? */
+static int check_sense(struct parse *p)
+{
+	struct scenario *s = p->s;
+	unsigned int forked_by[CHK_MAX_THREADS] = { 0 };
+
+	for (unsigned int i = 0; i < s->ntasks; i++) {
+		const struct scn_task *t = &s->task[i];
+		bool running = false, exited = false;
+
+		for (unsigned int k = 0; k < t->nev; k++) {
+			const struct scn_event *e = &t->ev[k];
+
+			if (exited)
+				return err(p, "task %s: an event after 'exit'", t->name);
+			switch (e->kind) {
+			case SCN_IN:
+			case SCN_MIGRATE:
+				if (running)
+					return err(p, "task %s: '%s' while running",
+						   t->name, e->kind == SCN_IN ? "in" : "migrate");
+				running = e->kind == SCN_IN;
+				break;
+			case SCN_OUT:
+			case SCN_FORK:
+			case SCN_TICK:
+			case SCN_RTU:
+				if (!running)
+					return err(p, "task %s: an event that needs it running, while it is not",
+						   t->name);
+				if (e->kind == SCN_OUT)
+					running = false;
+				if (e->kind == SCN_FORK) {
+					if (s->task[e->arg].initial)
+						return err(p, "task %s forks initial task %s",
+							   t->name, s->task[e->arg].name);
+					forked_by[e->arg]++;
+				}
+				break;
+			case SCN_EXIT:
+				exited = true;
+				running = false;
+				break;
+			case SCN_AFFINITY:
+				break;
+			}
+		}
+	}
+	for (unsigned int i = 0; i < s->ntasks; i++)
+		if (!s->task[i].initial && forked_by[i] != 1)
+			return err(p, "task %s is not initial and forked %u times (want 1)",
+				   s->task[i].name, forked_by[i]);
+	return 0;
+}
+
+int scn_parse(const char *text, struct scenario *s, char *why, size_t len)
+{
+	struct parse p = { s, 0, why, len };
+	struct fork_ref refs[CHK_MAX_THREADS * SCN_MAX_EVENTS];
+	unsigned int nrefs = 0;
+	const char *c = text;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->expect = -1;
+	snprintf(s->name, sizeof(s->name), "(unnamed)");
+	while (*c) {
+		char line[512], key[16];
+		size_t n = strcspn(c, "\n");
+		const char *r;
+
+		p.line++;
+		if (n >= sizeof(line))
+			return err(&p, "line longer than %zu bytes", sizeof(line) - 1);
+		memcpy(line, c, n);
+		line[n] = '\0';
+		c += n + (c[n] == '\n');
+		for (char *q = line; *q; q++)
+			if (*q == '#' || *q == '\r')
+				*q = '\0';
+		r = skip_ws(line);
+		if (!*r)
+			continue;
+		r = word(r, key, sizeof(key));
+		r = skip_ws(r);
+		if (!strcmp(key, "name") || !strcmp(key, "policy")) {
+			char v[32];
+
+			r = word(r, v, sizeof(v));
+			if (!v[0] || *skip_ws(r))
+				return err(&p, "'%s' takes one word", key);
+			snprintf(key[0] == 'n' ? s->name : s->policy, 32, "%s", v);
+		} else if (!strcmp(key, "about")) {
+			snprintf(s->about, sizeof(s->about), "%s", r);
+		} else if (!strcmp(key, "cpus")) {
+			char v[16];
+
+			r = word(r, v, sizeof(v));
+			if (parse_uint(v, SCN_MAX_CPUS, &s->cpus) || !s->cpus ||
+			    *skip_ws(r))
+				return err(&p, "'cpus' takes a number from 1 to %d",
+					   SCN_MAX_CPUS);
+		} else if (!strcmp(key, "expect")) {
+			char v[16];
+
+			r = word(r, v, sizeof(v));
+			if (!strcmp(v, "violation"))
+				s->expect = 1;
+			else if (!strcmp(v, "pass"))
+				s->expect = 0;
+			else
+				return err(&p, "'expect' takes 'violation' or 'pass'");
+		} else if (!strcmp(key, "task")) {
+			struct scn_task *t;
+			char name[16], flag[16];
+
+			if (!s->cpus)
+				return err(&p, "'cpus' must come before the tasks");
+			if (s->ntasks == CHK_MAX_THREADS)
+				return err(&p, "more than %d tasks", CHK_MAX_THREADS);
+			r = word(r, name, sizeof(name));
+			if (!name[0] || strlen(name) >= sizeof(t->name) ||
+			    strchr(name, ':') || strchr(name, ','))
+				return err(&p, "a task needs a name of 1 to %zu letters",
+					   sizeof(t->name) - 1);
+			if (find_task(s, name) >= 0)
+				return err(&p, "task %s declared twice", name);
+			t = &s->task[s->ntasks++];
+			snprintf(t->name, sizeof(t->name), "%s", name);
+			r = skip_ws(r);
+			if (*r != ':') {
+				r = word(r, flag, sizeof(flag));
+				if (strcmp(flag, "initial"))
+					return err(&p, "expected 'initial' or ':' after the task name");
+				t->initial = true;
+				r = skip_ws(r);
+			}
+			if (*r != ':')
+				return err(&p, "expected ':' before the events");
+			rc = parse_script(&p, t, r + 1, refs, &nrefs);
+			if (rc)
+				return rc;
+		} else {
+			return err(&p, "unknown keyword '%s'", key);
+		}
+	}
+	if (!s->cpus || !s->ntasks)
+		return err(&p, "a scenario needs 'cpus' and at least one task");
+	if (!s->task[0].initial)
+		return err(&p, "the first task must be initial");
+	for (unsigned int i = 0; i < nrefs; i++) {
+		int k = find_task(s, refs[i].name);
+
+		if (k < 0)
+			return err(&p, "fork of unknown task '%s'", refs[i].name);
+		s->task[refs[i].task].ev[refs[i].ev].arg = (unsigned int)k;
+	}
+	return check_sense(&p);
+}
+
+int scn_find(const char *name, struct scenario *s)
+{
+	char why[200];
+
+	for (unsigned int i = 0; scn_library[i]; i++) {
+		if (scn_parse(scn_library[i], s, why, sizeof(why)))
+			return -EINVAL; /* the library is tested: never */
+		if (!strcmp(s->name, name))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+int scn_find_index(unsigned int i, struct scenario *s)
+{
+	char why[200];
+
+	if (!scn_library[i])
+		return -ENOENT;
+	return scn_parse(scn_library[i], s, why, sizeof(why)) ? -EINVAL : 0;
+}
+
+void scn_event_str(const struct scenario *s, const struct scn_event *e,
+		   char *buf, size_t len)
+{
+	switch (e->kind) {
+	case SCN_IN:
+		snprintf(buf, len, "in %u", e->arg);
+		break;
+	case SCN_OUT:
+		snprintf(buf, len, "out");
+		break;
+	case SCN_FORK:
+		snprintf(buf, len, "fork %s", s->task[e->arg].name);
+		break;
+	case SCN_EXIT:
+		snprintf(buf, len, "exit");
+		break;
+	case SCN_MIGRATE:
+		snprintf(buf, len, "migrate %u", e->arg);
+		break;
+	case SCN_AFFINITY:
+		snprintf(buf, len, "affinity %#llx", (unsigned long long)e->mask);
+		break;
+	case SCN_TICK:
+		snprintf(buf, len, "tick");
+		break;
+	case SCN_RTU:
+		snprintf(buf, len, "rtu");
+		break;
+	}
+}

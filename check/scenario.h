@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check/scenario.h - the checker's scenarios: a small machine, a few tasks
+ * of one mm, and a script of scheduler events per task.  Scenarios are
+ * data, in a line grammar:
+ *
+ *	# a comment
+ *	name   livelock-3cpu
+ *	about  one line saying what it shows
+ *	cpus   3
+ *	policy ownership:v6.19          (the default when --policy is not given)
+ *	expect violation                (or: pass; what the default policy should give)
+ *	task T0 initial: in 0; fork T3; out
+ *	task T1 initial: in 1; out; migrate 2; in 2
+ *	task T2 initial:
+ *	task T3: in 1; out
+ *
+ * A task is one thread of the explorer.  `initial` tasks join the mm (a
+ * fork, in the order given) before the exploration starts; the others are
+ * created by a `fork NAME` event of a running task and start after it.
+ * Events: `in CPU` (switch in, on an idle CPU), `out`, `fork TASK`,
+ * `exit`, `migrate CPU` (while not running), `affinity CPULIST`, `tick`,
+ * `rtu` (return to user).  Time advances by 60 ms at every event, so the
+ * lazy family's 100 ms expiry and scan period come due.
+ */
+#ifndef CIDKIT_CHECK_SCENARIO_H
+#define CIDKIT_CHECK_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "chk.h"
+
+#define SCN_MAX_EVENTS 16
+#define SCN_MAX_CPUS 64
+
+enum scn_ev_kind {
+	SCN_IN,
+	SCN_OUT,
+	SCN_FORK,
+	SCN_EXIT,
+	SCN_MIGRATE,
+	SCN_AFFINITY,
+	SCN_TICK,
+	SCN_RTU,
+};
+
+struct scn_event {
+	enum scn_ev_kind kind;
+	unsigned int arg;   /* CPU, or the forked task's index */
+	uint64_t mask;	    /* affinity: CPUs */
+};
+
+struct scn_task {
+	char name[8];
+	bool initial;
+	unsigned int nev;
+	struct scn_event ev[SCN_MAX_EVENTS];
+};
+
+struct scenario {
+	char name[32];
+	char about[160];
+	char policy[32];     /* "" : none given */
+	int expect;	     /* 1 violation, 0 pass, -1 unsaid */
+	unsigned int cpus;
+	unsigned int ntasks;
+	struct scn_task task[CHK_MAX_THREADS];
+};
+
+/*
+ * Parse @text into @s.  Returns 0, or -EINVAL with a one-line reason
+ * (with its line number) in @why.  Cost linear in the text.
+ */
+int scn_parse(const char *text, struct scenario *s, char *why, size_t len);
+
+/* The named scenarios of the library: NULL-terminated array of texts. */
+extern const char *const scn_library[];
+
+/* The library's scenario named @name, parsed; -ENOENT if none. */
+int scn_find(const char *name, struct scenario *s);
+
+/* The library's @i-th scenario, parsed; -ENOENT past the end. */
+int scn_find_index(unsigned int i, struct scenario *s);
+
+/* "in 2", "fork T3", ... for the trace. */
+void scn_event_str(const struct scenario *s, const struct scn_event *e,
+		   char *buf, size_t len);
+
+#endif /* CIDKIT_CHECK_SCENARIO_H */
