@@ -20,8 +20,15 @@
  * at exit too, after the burst (whatever the params' trigger says).
  *
  * Capacity: CIDs stay below the domain's capacity (default: the number of
- * possible CPUs), and below min(capacity, threads using the domain) for
- * the policies bounded by nr_users (inherit, cache-local).  When every CID
+ * possible CPUs).  bitmap and inherit also hand out CIDs below
+ * min(capacity, threads using the domain) at every enter.  The lazy family
+ * (lazy, lazy-batched, cache-local) does not: like the kernel's, it reuses
+ * the CID parked on the thread's CPU with no bound check (thread A on CPU
+ * 0 takes 0, B on CPU 1 takes 1, A ends, B enters again on CPU 1 and gets
+ * 1 with one thread), and comes back under min(capacity, threads) through
+ * its compaction scan: a thread that ends gives its CPU's CID back at
+ * once, and the first due scan after that (every 100 ms, run at exit)
+ * takes back the CIDs at or above the number in use.  When every CID
  * is held, enter waits (a brief spin, then sched_yield()) and try_enter
  * returns -EAGAIN.
  *
