@@ -104,6 +104,7 @@ static const struct alt alts[] = {
 	LEASE(CIDK_CID_LAZY_BATCHED, "lazy-batched"),
 	LEASE(CIDK_CID_CACHE_LOCAL, "cache-local"),
 	LEASE(CIDK_CID_INHERIT, "inherit"),
+	LEASE(CIDK_CID_OWNERSHIP, "ownership"),
 	{ "mutex", 0, mutex_setup, mutex_pair, mutex_teardown, NULL },
 	{ "kernel-mm_cid", 0, NULL, rseq_pair, NULL, NULL },
 };

@@ -32,16 +32,31 @@ int cidk_sim_switch(const struct cidk_sim_sched_params *p,
 	r->mask_transfers_per_switch = st->mask_transfers / n;
 	r->idle_transfers_per_switch = st->idle_mask_transfers / n;
 	r->mask_ns_per_switch = st->mask_ns / n;
-	/* the CID counters of every mm of the workload */
+	/* the CID counters of every mm of the workload: sums, and maxima */
 	for (unsigned int i = 0; i < w.s.nr_mms; i++) {
 		struct cidk_cid_stats one;
 
 		cidk_cid_stats(w.s.mms[i]->cid, &one);
 		r->stats.bitmap_rmw += one.bitmap_rmw;
 		r->stats.bitmap_search += one.bitmap_search;
-		r->stats.handovers += one.handovers;
-		r->stats.allocations += one.allocations;
 		r->stats.compaction_calls += one.compaction_calls;
+		r->stats.compaction_cpus += one.compaction_cpus;
+		r->stats.compaction_releases += one.compaction_releases;
+		r->stats.deferred_releases += one.deferred_releases;
+		r->stats.handovers += one.handovers;
+		r->stats.cid_changes += one.cid_changes;
+		r->stats.allocations += one.allocations;
+		r->stats.slot_rmw += one.slot_rmw;
+		r->stats.migrate_moves += one.migrate_moves;
+		r->stats.mode_switches += one.mode_switches;
+		r->stats.fixup_walks += one.fixup_walks;
+		r->stats.fixup_visits += one.fixup_visits;
+		r->stats.transit_drops += one.transit_drops;
+		r->stats.stalls += one.stalls;
+		if (one.compaction_max_cpus > r->stats.compaction_max_cpus)
+			r->stats.compaction_max_cpus = one.compaction_max_cpus;
+		if (one.max_cid > r->stats.max_cid)
+			r->stats.max_cid = one.max_cid;
 	}
 	r->cid_rmw_per_switch = r->stats.bitmap_rmw / n;
 	r->handovers_per_switch = r->stats.handovers / n;

@@ -12,8 +12,9 @@ outside=$(python3 -c 'import os; a = os.sched_getaffinity(0); print(next(c for c
 
 # ---- bench burst ----------------------------------------------------------
 run bench burst --help
-[ $rc -eq 0 ] && [ -z "$err" ] && echo "$out" | grep -q '^usage: cidkit bench burst'
-ok $? "burst --help: usage on stdout, exit 0"
+[ $rc -eq 0 ] && [ -z "$err" ] && echo "$out" | grep -q '^usage: cidkit bench burst' &&
+	echo "$out" | grep -q ' ownership$'
+ok $? "burst --help: usage on stdout (ownership among the policies), exit 0"
 
 run bench burst --rounds 2 --delay-ms 0.5
 [ $rc -eq 0 ] && [ -z "$err" ] &&

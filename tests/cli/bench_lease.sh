@@ -8,7 +8,7 @@ run bench lease --threads 2 --iters 2000 --reps 3 --json
 import json, sys
 r = json.load(sys.stdin)["results"]
 whats = {(x["what"], x["threads"]) for x in r}
-want = {("lease:" + p, t) for p in ("bitmap", "lazy", "lazy-batched", "cache-local", "inherit") for t in (1, 2)}
+want = {("lease:" + p, t) for p in ("bitmap", "lazy", "lazy-batched", "cache-local", "inherit", "ownership") for t in (1, 2)}
 want |= {("mutex", 1), ("mutex", 2)}
 assert want <= whats, (want - whats)
 assert all(x["ns_per_pair"] > 0 for x in r)
@@ -21,8 +21,9 @@ run bench lease --threads 1 --iters 1000 --reps 2
 ok $? "--threads 1: one measurement, human table"
 
 run bench lease --help
-[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^usage: cidkit bench lease'
-ok $? "--help: usage on stdout, exit 0"
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^usage: cidkit bench lease' &&
+	printf '%s\n' "$out" | grep -q 'ownership'
+ok $? "--help: usage on stdout (names ownership's uncounted lock), exit 0"
 
 expect_usage_error "--threads 0" bench lease --threads 0
 expect_usage_error "--threads x" bench lease --threads x

@@ -22,11 +22,11 @@ printf '%s' "$out" | python3 -c '
 import json, sys
 a = json.load(sys.stdin)
 keys = {"config", "delay_ms", "policy", "ns_per_burst", "max_cid", "cid_changes"}
-assert len(a) == 2 * 4, len(a)
+assert len(a) == 2 * 5, len(a)
 for o in a:
     assert keys <= set(o), o
     assert o["ns_per_burst"] > 0
-assert {o["policy"] for o in a} == {"per-cpu", "lazy", "cache-local", "inherit"}
+assert {o["policy"] for o in a} == {"per-cpu", "lazy", "cache-local", "inherit", "ownership"}
 '
 ok $? "sim locality --json: an array of the contract's objects"
 
@@ -48,6 +48,31 @@ run sim compaction-test --machine 1s4c1t --policy lazy,inherit --trigger return-
 [ $rc -eq 0 ] && echo "$out" | grep -q '0 expected-to-pass runs failed'
 ok $? "sim compaction-test: passes where it must, exit 0"
 
+run sim compaction-test --policy lazy,ownership
+[ $rc -eq 0 ] && echo "$out" | grep -q '0 expected-to-pass runs failed' &&
+	[ "$(echo "$out" | grep -c ' ownership  *n/a  *[0-9]* pass ')" -eq 8 ] &&
+	[ "$(echo "$out" | grep -c ' lazy  *return-to-user  *[0-9]* pass ')" -eq 8 ] &&
+	! echo "$out" | grep -q ' ownership  *tick'
+ok $? "sim compaction-test --policy lazy,ownership: both converge on all 8 machines; ownership once, trigger n/a"
+
+run sim compaction-test --machine 1s8c1t --policy ownership,bitmap --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+assert [o["policy"] for o in a] == ["ownership", "bitmap"], a
+assert all(o["trigger"] is None and o["passed"] and o["must_pass"] for o in a), a
+'
+ok $? "sim compaction-test --json: policies without a scan have trigger null, one run each"
+
+run sim locality --policy per-cpu,lazy,cache-local,inherit,ownership --config 24c24l3 --delay-ms 200 --rounds 4
+[ $rc -eq 0 ] && echo "$out" | grep -q '^config .* ownership  *lazy/cache-local$' &&
+	echo "$out" | grep -q '^24c24l3 '
+ok $? "sim locality: an ownership column"
+
+run sim scan --workload periodic --policy lazy,ownership --duration-ms 250
+[ $rc -eq 0 ] && echo "$out" | grep -q '^periodic .* ownership  *-  *n/a  *n/a  *n/a  *n/a  *n/a '
+ok $? "sim scan: ownership has no scan: n/a in the scan columns"
+
 run sim switch --cpus 4 --policy bitmap,inherit --duration-ms 2 --json
 printf '%s' "$out" | python3 -c '
 import json, sys
@@ -60,6 +85,9 @@ ok $? "sim switch --json: mask and cid arrays"
 expect_usage_error "unknown scenario" sim frobnicate
 expect_usage_error "unknown config" sim locality --config 9c9l3
 expect_usage_error "unknown policy" sim locality --policy fastest
+run sim locality --policy fastest
+echo "$err" | grep -q 'ownership)'
+ok $? "the unknown-policy message lists ownership"
 expect_usage_error "per-cpu is not a CID policy for scan" sim scan --policy per-cpu
 expect_usage_error "unknown trigger" sim locality --trigger sometimes
 expect_usage_error "bad delay" sim locality --delay-ms -3
@@ -78,8 +106,9 @@ expect_usage_error "absurd switch duration" sim switch --duration-ms 999999999
 
 for s in locality scan compaction-test switch; do
 	run sim $s --help
-	[ $rc -eq 0 ] && echo "$out" | grep -q "usage: cidkit sim $s"
-	ok $? "sim $s --help"
+	[ $rc -eq 0 ] && echo "$out" | grep -q "usage: cidkit sim $s" &&
+		echo "$out" | grep -q "ownership\|all six"
+	ok $? "sim $s --help (ownership among the policies)"
 done
 
 done_testing

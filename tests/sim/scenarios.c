@@ -9,7 +9,10 @@
  *     one 16 per call, and a batch of the other socket costs ~11x one of
  *     the scanner's own;
  *   compaction-test: on 4 CPUs the leader converges where it must, the
- *     lazy family at the first due scan after the exits.
+ *     lazy family at the first due scan after the exits, inherit and
+ *     ownership at the leader's next switch-in (their bound, no scan);
+ *   ownership: tasks own their CIDs, so the ping-pong does no bitmap RMW;
+ *     under messaging with more threads than CPUs the mm runs per-CPU.
  */
 #include <math.h>
 
@@ -57,6 +60,45 @@ static void switch_counts(void)
 	ok(r[0].cid_rmw_per_switch == 1.0,
 	   "bitmap policy, one task per mm and CPU: 1 CID-bitmap RMW per switch (%.4f)",
 	   r[0].cid_rmw_per_switch);
+
+	p.policy = CIDK_CID_OWNERSHIP;
+	p.skip_idle_mm = true;
+	rc[0] = cidk_sim_switch(&p, &r[0], &err);
+	ok(rc[0] == 0 && r[0].switches == r[1].switches &&
+		   r[0].stats.bitmap_rmw == 4 && r[0].stats.mode_switches == 0,
+	   "ownership, the same ping-pong: 4 bitmap RMWs in all, one per fork "
+	   "(%llu): no switch does any, no mode switch",
+	   (unsigned long long)r[0].stats.bitmap_rmw);
+}
+
+/* messaging: more threads of one mm than CPUs, so ownership runs per-CPU */
+static void ownership_messaging(void)
+{
+	struct cidk_sim_sched_params p;
+	struct cidk_sim_switch_result r;
+	struct cidk_topo_err err;
+	int rc;
+
+	cidk_sim_sched_defaults(&p);
+	p.machine = "1s4c1t";
+	p.workload = CIDK_SIM_MESSAGING;
+	p.policy = CIDK_CID_OWNERSHIP;
+	p.duration_ns = 20000000;
+	rc = cidk_sim_switch(&p, &r, &err);
+	diag("ownership, messaging on 4 CPUs: %llu switches, %llu mode switches, "
+	     "%llu walks, %.4f CID-bitmap RMWs per switch, largest CID %llu",
+	     (unsigned long long)r.switches,
+	     (unsigned long long)r.stats.mode_switches,
+	     (unsigned long long)r.stats.fixup_walks, r.cid_rmw_per_switch,
+	     (unsigned long long)r.stats.max_cid);
+	ok(rc == 0 && r.switches > 1000 && r.stats.mode_switches >= 1 &&
+		   r.stats.fixup_walks == r.stats.mode_switches &&
+		   r.stats.max_cid < 4,
+	   "ownership, messaging with more threads than 4 CPUs: per-CPU mode "
+	   "(%llu switches, %llu walks), CIDs below 4 (max %llu)",
+	   (unsigned long long)r.stats.mode_switches,
+	   (unsigned long long)r.stats.fixup_walks,
+	   (unsigned long long)r.stats.max_cid);
 }
 
 static void scan_counts(void)
@@ -103,6 +145,12 @@ static void scan_counts(void)
 	rc = cidk_sim_scan(&p, &r, &err);
 	ok(rc == 0 && r.calls == 0 && r.stats.compaction_calls == 0,
 	   "inherit never scans");
+	p.policy = CIDK_CID_OWNERSHIP;
+	rc = cidk_sim_scan(&p, &r, &err);
+	ok(rc == 0 && r.calls == 0 && r.stats.compaction_calls == 0 &&
+		   r.max_cid < r.bound,
+	   "ownership never scans; CIDs stay below the bound (%u < %u)",
+	   r.max_cid, r.bound);
 	sim_machine_fini(&m);
 }
 
@@ -110,7 +158,7 @@ static void compaction_counts(void)
 {
 	static const enum cidk_cid_policy_kind pols[] = {
 		CIDK_CID_BITMAP, CIDK_CID_LAZY, CIDK_CID_LAZY_BATCHED,
-		CIDK_CID_CACHE_LOCAL, CIDK_CID_INHERIT,
+		CIDK_CID_CACHE_LOCAL, CIDK_CID_INHERIT, CIDK_CID_OWNERSHIP,
 	};
 	struct cidk_sim_sched_params p;
 	struct cidk_sim_compaction_result r;
@@ -150,11 +198,17 @@ static void compaction_counts(void)
 	ok(r.converge_ms <= 10 + 1,
 	   "inherit: at the leader's next switch, its bound is 1 (%.3f ms)",
 	   r.converge_ms);
+	p.policy = CIDK_CID_OWNERSHIP;
+	cidk_sim_compaction(&p, 2000000000ull, &r, &err);
+	ok(r.leader_cid >= 2 && r.converge_ms <= 10 + 1,
+	   "ownership: the leader's CID %u >= max_cids 1 converges at its next "
+	   "switch-in (%.3f ms)", r.leader_cid, r.converge_ms);
 }
 
 int main(void)
 {
 	switch_counts();
+	ownership_messaging();
 	scan_counts();
 	compaction_counts();
 	return done_testing();

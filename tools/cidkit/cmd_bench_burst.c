@@ -40,6 +40,7 @@ static const char usage[] =
 	"  kernel-cid    the area of the kernel's mm_cid for the thread (rseq)\n"
 	"  lease:POLICY  the CID of a cidkit lease (enter before, exit after);\n"
 	"                POLICY: bitmap lazy lazy-batched cache-local inherit\n"
+	"                ownership\n"
 	"Modes are interleaved round by round.  Prints per mode the ns per\n"
 	"burst (median, min-max), the ratio to cpu, the CIDs used (all threads\n"
 	"and per thread), the largest one and the bound it should stay below.\n"

@@ -29,8 +29,9 @@ static const char usage[] =
 	"\n"
 	"  --config NAME   8c1l3, 24c24l3, 192c24l3, 384t24l3 (default: all four)\n"
 	"  --delay-ms D    delay between bursts (default: 200 and 10)\n"
-	"  --policy P      per-cpu, bitmap, lazy, lazy-batched, cache-local, inherit\n"
-	"                  (default: per-cpu lazy cache-local inherit)\n"
+	"  --policy P      per-cpu, bitmap, lazy, lazy-batched, cache-local, inherit,\n"
+	"                  ownership (default: per-cpu lazy cache-local inherit\n"
+	"                  ownership)\n"
 	"  --rounds R      rounds; the first warms the caches up (default 20)\n"
 	"  --seed S        seed of the thread order and tick phases (default 1)\n"
 	"  --trigger T     where the lazy policies' compaction runs (default\n"
@@ -156,7 +157,8 @@ int cmd_sim_locality(int argc, char **argv)
 		pol[1] = CIDK_CID_LAZY;
 		pol[2] = CIDK_CID_CACHE_LOCAL;
 		pol[3] = CIDK_CID_INHERIT;
-		policies.n = 4;
+		pol[4] = CIDK_CID_OWNERSHIP;
+		policies.n = 5;
 	} else {
 		for (unsigned int i = 0; i < policies.n; i++)
 			if (sim_parse_policy("sim locality", policies.item[i],

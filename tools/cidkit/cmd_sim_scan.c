@@ -28,8 +28,10 @@ static const char usage[] =
 	"  --machine SPEC    topology preset or spec (default 2s32c2t, 128 CPUs)\n"
 	"  --workload W      periodic (cyclictest-like), messaging (hackbench-like)\n"
 	"                    (default: both)\n"
-	"  --policy P        lazy, lazy-batched, inherit, cache-local, bitmap\n"
-	"                    (default: lazy lazy-batched inherit)\n"
+	"  --policy P        lazy, lazy-batched, inherit, cache-local, bitmap,\n"
+	"                    ownership (default: lazy lazy-batched inherit\n"
+	"                    ownership; the ones without a scan print n/a for\n"
+	"                    its columns)\n"
 	"  --batch B         lazy-batched batch sizes (default 8,16,32,64)\n"
 	"  --trigger T       where compaction runs (default tick, as measured in\n"
 	"                    the reference)\n"
@@ -52,6 +54,13 @@ static const char *const scaling_machines[] = {
 	"8s64c2t", "8s128c2t", "16s128c2t", "16s256c2t",
 };
 
+/* The lazy family compacts with a scan; the others have none to time. */
+static bool policy_scans(int policy)
+{
+	return policy == CIDK_CID_LAZY || policy == CIDK_CID_LAZY_BATCHED ||
+	       policy == CIDK_CID_CACHE_LOCAL;
+}
+
 static void print_json(const struct row *rows, unsigned int n)
 {
 	fputc('[', stdout);
@@ -62,13 +71,15 @@ static void print_json(const struct row *rows, unsigned int n)
 		       "\"batch\": %u, \"workload\": \"%s\", \"calls\": %llu, "
 		       "\"p50_us\": %.3f, \"p99_us\": %.3f, \"max_us\": %.3f, "
 		       "\"full_pass_ms\": %.4f, \"max_cid\": %u, \"bound\": %u, "
-		       "\"max_cid_avg_ratio\": %.4f, \"max_cid_max_ratio\": %.4f}",
+		       "\"max_cid_avg_ratio\": %.4f, \"max_cid_max_ratio\": %.4f, "
+		       "\"has_scan\": %s}",
 		       i ? "," : "", x->machine, x->r.nr_cpus,
 		       cidk_cid_policy_name((enum cidk_cid_policy_kind)x->policy),
 		       x->batch, cidk_sim_workload_name(x->workload),
 		       (unsigned long long)x->r.calls, x->r.p50_us, x->r.p99_us,
 		       x->r.max_us, x->r.full_pass_ms, x->r.max_cid, x->r.bound,
-		       x->r.max_cid_avg, x->r.max_cid_max);
+		       x->r.max_cid_avg, x->r.max_cid_max,
+		       policy_scans(x->policy) ? "true" : "false");
 	}
 	fputs("\n]\n", stdout);
 }
@@ -85,6 +96,16 @@ static void print_table(const struct row *rows, unsigned int n, bool scaling)
 
 		if (x->policy == CIDK_CID_LAZY_BATCHED)
 			snprintf(batch, sizeof(batch), "%u", x->batch);
+		if (!policy_scans(x->policy)) { /* no scan: nothing to time */
+			printf("%-10s %6u %-13s %5s %8s %9s %9s %9s %12s %8.2fx %8.2fx\n",
+			       scaling ? x->machine
+				       : cidk_sim_workload_name(x->workload),
+			       x->r.nr_cpus,
+			       cidk_cid_policy_name((enum cidk_cid_policy_kind)x->policy),
+			       batch, "n/a", "n/a", "n/a", "n/a", "n/a",
+			       x->r.max_cid_avg, x->r.max_cid_max);
+			continue;
+		}
 		printf("%-10s %6u %-13s %5s %8llu %9.2f %9.2f %9.2f %12.3f %8.2fx %8.2fx\n",
 		       scaling ? x->machine : cidk_sim_workload_name(x->workload),
 		       x->r.nr_cpus,
@@ -193,8 +214,10 @@ int cmd_sim_scan(int argc, char **argv)
 	if (!np) {
 		pol[np++] = CIDK_CID_LAZY;
 		pol[np++] = CIDK_CID_LAZY_BATCHED;
-		if (!scaling)
+		if (!scaling) {
 			pol[np++] = CIDK_CID_INHERIT;
+			pol[np++] = CIDK_CID_OWNERSHIP;
+		}
 	}
 	nb = batches.n;
 	for (unsigned int i = 0; i < nb; i++)

@@ -30,7 +30,7 @@ static const char usage[] =
 	"  --cpus N         rr CPU counts (default 2,4,8,16,48,96,192,384)\n"
 	"  --threads        part 1 with one mm for every task (default: each side\n"
 	"                   of a pair is its own process, as netperf/netserver)\n"
-	"  --policy P       policies for part 2 (default: all five)\n"
+	"  --policy P       policies for part 2 (default: all six, ownership too)\n"
 	"  --duration-ms D  simulated time per run, at most 60000 (default 10)\n"
 	"  --json           one JSON object {\"mask\": [...], \"cid\": [...]}\n";
 

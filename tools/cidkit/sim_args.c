@@ -38,7 +38,7 @@ int sim_parse_policy(const char *cmd, const char *s, bool per_cpu_ok, int *out)
 		return 0;
 	}
 	if (cidk_cid_policy_parse(s, &k))
-		return cli_error("%s: unknown policy '%s' (%sbitmap, lazy, lazy-batched, cache-local, inherit)",
+		return cli_error("%s: unknown policy '%s' (%sbitmap, lazy, lazy-batched, cache-local, inherit, ownership)",
 				 cmd, s, per_cpu_ok ? "per-cpu, " : "");
 	*out = (int)k;
 	return 0;
