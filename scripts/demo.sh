@@ -41,9 +41,9 @@ echo
 echo "== the simulator: a small locality table (EPYC 9654 model; the same bytes every run)"
 step sim locality --config 8c1l3,24c24l3 --rounds 6 --reference
 echo "== the kernel's mm_cid compaction selftest, simulated on 4 and 64 CPUs"
-step sim compaction-test --machine 1s4c1t,1s32c2t --policy lazy,inherit
+step sim compaction-test --machine 1s4c1t,1s32c2t --policy lazy,inherit,ownership
 echo "== mm-mask traffic of a context switch, with and without the idle mm"
-step sim switch --cpus 4,48 --policy bitmap,inherit --duration-ms 2
+step sim switch --cpus 4,48 --policy bitmap,inherit,ownership --duration-ms 2
 echo "== counter reads: open once, pread many (cidkit cat, a drop-in for fastcat)"
 step cat --print /sys/devices/system/cpu/online /proc/loadavg
 printf '\n$ FASTCAT_READ_COUNT=1000 cidkit cat --stats /sys/devices/system/cpu/cpu0/topology/core_id\n'

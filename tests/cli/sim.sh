@@ -104,6 +104,23 @@ expect_usage_error "stray argument" sim switch extra
 expect_usage_error "an hour of simulated messaging" sim scan --duration-ms 3600000
 expect_usage_error "absurd switch duration" sim switch --duration-ms 999999999
 
+# docs/cid.md shows this table: it must be what the command prints, byte
+# for byte (regenerate the block when the simulator's numbers move).
+doc="$(dirname "$0")/../../docs/cid.md"
+cmdline='sim locality --reference --policy per-cpu,lazy,cache-local,inherit,ownership'
+shown=$(awk -v c="\$ build/cidkit $cmdline" '
+	$0 == c { on = 1; next }
+	on && /^```/ { exit }
+	on { print }' "$doc")
+run $cmdline
+[ $rc -eq 0 ] && [ -n "$shown" ] && [ "$out" = "$shown" ]
+ok $? "docs/cid.md: the ownership locality table is the command's output, byte for byte"
+if [ "$out" != "$shown" ]; then
+	printf '%s\n' "$shown" > "$tmp/doc"
+	printf '%s\n' "$out" > "$tmp/cmd"
+	diff "$tmp/doc" "$tmp/cmd" | sed 's/^/# /' | head -20
+fi
+
 for s in locality scan compaction-test switch; do
 	run sim $s --help
 	[ $rc -eq 0 ] && echo "$out" | grep -q "usage: cidkit sim $s" &&
