@@ -73,6 +73,9 @@ struct chk_model {
 	const char *(*thread_name)(void *ctx, unsigned int tid);
 	/* What @tid is doing (its event), e.g. "in 2", for the trace. */
 	const char *(*thread_event)(void *ctx, unsigned int tid);
+	/* Why @tid, between events, cannot start its next one (liveness). */
+	const char *(*waiting)(void *ctx, unsigned int tid, char *buf,
+			       size_t len);
 	/* A symbolic name for a shared address, or NULL. */
 	const char *(*addr_name)(void *ctx, const void *addr, char *buf,
 				 size_t len);
@@ -113,6 +116,7 @@ struct chk_step {
 	bool has_values;
 	bool preempt;		 /* this step is a preemption */
 	char event[48];		 /* the thread's event at the time */
+	char addr_name[32];	 /* filled when the trace is kept */
 };
 
 struct chk_result {

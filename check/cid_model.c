@@ -8,7 +8,8 @@
  *   after every step (safety)  - the CIDs that tasks in user space use
  *       (from the end of their switch-in to the start of their switch-out
  *       or exit) are distinct, none is CIDK_CID_NONE, and each is below
- *       the bound its policy promises at the moment it was handed out:
+ *       the bound its policy promises at the start or the end of the
+ *       switch-in that handed it out (users may change meanwhile):
  *       min(nr_cpus_allowed, nr_users) for inherit, nr_cpus_allowed for
  *       bitmap and the lazy family, nr_cpu_ids for ownership (which may
  *       exceed max_cids during a transition and converges back);
@@ -87,6 +88,9 @@ static void reset(void *ctx)
 		cm->in_event[i] = false;
 		cm->user_cid[i] = CIDK_CID_NONE;
 		cm->event[i][0] = '\0';
+		if (s->task[i].nev)
+			scn_event_str(s, &s->task[i].ev[0], cm->event[i],
+				      sizeof(cm->event[i]));
 		cidk_cid_task_init(&cm->task[i]);
 	}
 	for (unsigned int i = 0; i < s->ntasks; i++)
@@ -108,17 +112,38 @@ static bool enabled(void *ctx, unsigned int tid)
 	return true;
 }
 
+static const char *waiting(void *ctx, unsigned int tid, char *buf, size_t len)
+{
+	struct cid_model *cm = ctx;
+	const struct scn_task *t = &cm->s->task[tid];
+	unsigned int c;
+
+	if (!cm->started[tid])
+		return "is not forked yet";
+	if (cm->pc[tid] < t->nev && t->ev[cm->pc[tid]].kind == SCN_IN) {
+		c = t->ev[cm->pc[tid]].arg;
+		snprintf(buf, len, "waits to switch in on CPU %u, where %s runs", c,
+			 cm->cpu_of[c] == NOBODY ? "nobody" :
+			 cm->s->task[cm->cpu_of[c]].name);
+		return buf;
+	}
+	return NULL;
+}
+
 static void run_event(struct cid_model *cm, unsigned int tid,
 		      const struct scn_event *e)
 {
 	struct cidk_cid_task *t = &cm->task[tid];
-	unsigned int cpu = t->cpu, cid;
+	unsigned int cpu = t->cpu, cid, a, b;
 
 	switch (e->kind) {
 	case SCN_IN:
 		cm->cpu_of[e->arg] = (uint8_t)tid;
+		b = promised_bound(cm);
 		cid = cidk_cid_switch(e->arg, NULL, NULL, cm->mm, t, cm->now);
-		cm->bound_at_in[tid] = promised_bound(cm);
+		/* the bound may move during the switch: either end holds */
+		a = promised_bound(cm);
+		cm->bound_at_in[tid] = a > b ? a : b;
 		cm->user_cid[tid] = cid;
 		cm->in_user[tid] = true;
 		break;
@@ -165,7 +190,8 @@ static void thread(void *ctx, unsigned int tid)
 
 	for (unsigned int k = 0; k < t->nev; k++) {
 		cm->pc[tid] = k;
-		chk_event();
+		if (k) /* the thread's start is the first event's point */
+			chk_event();
 		scn_event_str(cm->s, &t->ev[k], cm->event[tid],
 			      sizeof(cm->event[tid]));
 		cm->in_event[tid] = true;
@@ -457,7 +483,9 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 	cm->aff = cidk_mask_alloc(s->cpus);
 	if (!cm->all || !cm->aff)
 		goto fail;
-	cidk_mask_fill(cm->all);
+	for (unsigned int c = 0; c < s->cpus; c++)
+		if (s->allowed & (1ull << c))
+			cidk_mask_set(cm->all, c);
 	for (unsigned int i = 0; i < s->ntasks; i++) {
 		cm->amask[i] = cidk_mask_dup(cm->all);
 		if (!cm->amask[i])
@@ -479,6 +507,7 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 	m->check_final = check_final;
 	m->thread_name = thread_name;
 	m->thread_event = thread_event;
+	m->waiting = waiting;
 	m->addr_name = addr_name;
 	m->dump = dump;
 	m->state_hash = state_hash;

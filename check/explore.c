@@ -3,7 +3,7 @@
  * check/explore.c - the scheduler, the schedule search and the trace (see
  * chk.h for what they promise).
  *
- * Threads are ucontext coroutines on stacks allocated once.  Control
+ * Threads are coroutines (coro.h) on stacks allocated once.  Control
  * passes to a thread only from the scheduler (run_step) and back only at
  * the thread's next scheduling point (cidk__chk_before) or when its body
  * returns, so exactly one thread runs at a time and every execution is a
@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <ucontext.h>
 
 #include "chk.h"
+#include "coro.h"
 #include "util/prng.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -33,8 +33,7 @@
 #define NO_THREAD 0xffu
 
 struct thr {
-	ucontext_t ctx;
-	void *stack;
+	struct coro co;
 	bool finished;
 	int op;			/* the pending op */
 	const void *addr;
@@ -59,7 +58,7 @@ static struct {
 	const struct chk_model *m;
 	const struct chk_opts *o;
 	struct thr t[CHK_MAX_THREADS];
-	ucontext_t main_ctx;
+	struct coro main_co;
 	unsigned int cur;	/* the running thread, or NO_THREAD */
 	bool in_thread;
 	uint64_t write_epoch;
@@ -94,9 +93,10 @@ static void to_thread(unsigned int tid)
 	X.cur = tid;
 	X.in_thread = true;
 #ifdef CHK_ASAN
-	__sanitizer_start_switch_fiber(&X.fake_stack, X.t[tid].stack, STACK_SIZE);
+	__sanitizer_start_switch_fiber(&X.fake_stack, X.t[tid].co.stack,
+				       STACK_SIZE);
 #endif
-	swapcontext(&X.main_ctx, &X.t[tid].ctx);
+	coro_switch(&X.main_co, &X.t[tid].co);
 #ifdef CHK_ASAN
 	__sanitizer_finish_switch_fiber(X.fake_stack, NULL, NULL);
 #endif
@@ -112,7 +112,7 @@ static void to_main(void)
 
 	__sanitizer_start_switch_fiber(t->finished ? NULL : &fake, NULL, 0);
 #endif
-	swapcontext(&t->ctx, &X.main_ctx);
+	coro_switch(&t->co, &X.main_co);
 #ifdef CHK_ASAN
 	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
 #endif
@@ -136,17 +136,14 @@ static int threads_init(void)
 	for (unsigned int i = 0; i < X.m->nthreads; i++) {
 		struct thr *t = &X.t[i];
 
-		if (!t->stack && !(t->stack = malloc(STACK_SIZE)))
+		if (!t->co.stack && !(t->co.stack = malloc(STACK_SIZE)))
 			return -ENOMEM;
+		t->co.size = STACK_SIZE;
 #ifdef CHK_ASAN
 		/* an abandoned coroutine leaves its frames' poison behind */
-		__asan_unpoison_memory_region(t->stack, STACK_SIZE);
+		__asan_unpoison_memory_region(t->co.stack, STACK_SIZE);
 #endif
-		getcontext(&t->ctx);
-		t->ctx.uc_stack.ss_sp = t->stack;
-		t->ctx.uc_stack.ss_size = STACK_SIZE;
-		t->ctx.uc_link = NULL;
-		makecontext(&t->ctx, trampoline, 0);
+		coro_init(&t->co, trampoline);
 		t->finished = false;
 		t->op = CHK_OP_START;
 		t->addr = NULL;
@@ -159,8 +156,8 @@ static int threads_init(void)
 static void threads_free(void)
 {
 	for (unsigned int i = 0; i < CHK_MAX_THREADS; i++) {
-		free(X.t[i].stack);
-		X.t[i].stack = NULL;
+		free(X.t[i].co.stack);
+		X.t[i].co.stack = NULL;
 	}
 }
 
@@ -180,6 +177,8 @@ void cidk__chk_before(const struct cidk__site *s, enum cidk__chk_op op,
 	t->addr = addr;
 	if (s)
 		t->site = *s;
+	else
+		memset(&t->site, 0, sizeof(t->site));
 	to_main();
 }
 
@@ -380,12 +379,14 @@ static void count_state(void)
 		return;
 	h = X.m->state_hash(X.m->ctx);
 	for (unsigned int i = 0; i < X.m->nthreads; i++) {
+		/* the op and its line: addresses move with each reset */
 		h = mix(h, (uint64_t)X.t[i].op << 1 | X.t[i].finished);
-		h = mix(h, (uint64_t)(uintptr_t)X.t[i].addr);
 		h = mix(h, X.t[i].site.line);
 	}
 	set_add(h);
 }
+
+static const char *short_file(const char *f);
 
 struct exec_out {
 	bool violation;
@@ -397,7 +398,6 @@ struct exec_out {
 static void liveness_why(char *why, size_t len)
 {
 	size_t n = 0;
-	bool spin = false;
 
 	for (unsigned int i = 0; i < X.m->nthreads && n < len; i++) {
 		const struct thr *t = &X.t[i];
@@ -406,11 +406,10 @@ static void liveness_why(char *why, size_t len)
 		if (t->finished)
 			continue;
 		if (t->op == CIDK__OP_SPIN) {
-			spin = true;
 			n += (size_t)snprintf(why + n, len - n,
-					      "%s%s spins at %s:%u (%s) with no other thread able to free what it waits for",
-					      n ? "; " : "", name, t->site.file,
-					      t->site.line, t->site.func);
+					      "%s%s spins in %s (%s:%u) and no other thread can change what it waits for",
+					      n ? "; " : "", name, t->site.func,
+					      short_file(t->site.file), t->site.line);
 		} else if (t->op == CIDK__OP_LOCK) {
 			const char *holder = "?";
 			char buf[64];
@@ -423,16 +422,20 @@ static void liveness_why(char *why, size_t len)
 					holder = X.m->thread_name(X.m->ctx,
 								  X.lock_holder[j]);
 			n += (size_t)snprintf(why + n, len - n,
-					      "%s%s waits for lock %s held by %s (%s:%u)",
-					      n ? "; " : "", name, an ? an : "?",
-					      holder, t->site.file, t->site.line);
+					      "%s%s waits in %s (%s:%u) for lock %s, held by %s",
+					      n ? "; " : "", name, t->site.func,
+					      short_file(t->site.file), t->site.line,
+					      an ? an : "?", holder);
 		} else {
-			n += (size_t)snprintf(why + n, len - n,
-					      "%s%s cannot start its next event",
-					      n ? "; " : "", name);
+			char buf[96];
+			const char *w = X.m->waiting ?
+				X.m->waiting(X.m->ctx, i, buf, sizeof(buf)) : NULL;
+
+			n += (size_t)snprintf(why + n, len - n, "%s%s %s",
+					      n ? "; " : "", name,
+					      w ? w : "cannot start its next event");
 		}
 	}
-	(void)spin;
 }
 
 /*
@@ -622,8 +625,15 @@ static int keep(struct chk_result *r, const struct exec_out *out)
 	if (!tr)
 		return -ENOMEM;
 	memcpy(tr, X.log, X.nlog * sizeof(*tr));
-	for (unsigned long i = 0; i < X.nlog; i++)
+	for (unsigned long i = 0; i < X.nlog; i++) {
+		const char *an = tr[i].addr && X.m->addr_name ?
+			X.m->addr_name(X.m->ctx, tr[i].addr, tr[i].addr_name,
+				       sizeof(tr[i].addr_name)) : NULL;
+
+		if (!an)
+			tr[i].addr_name[0] = '\0';
 		pre += tr[i].preempt;
+	}
 	free(r->trace);
 	free(r->dump);
 	r->trace = tr;
@@ -798,12 +808,10 @@ static void value_str(char *buf, size_t len, uint64_t v)
 		snprintf(buf, len, "%" PRIu64, v);
 }
 
-static void step_what(const struct chk_model *m, const struct chk_step *s,
-		      char *buf, size_t len)
+static void step_what(const struct chk_step *s, char *buf, size_t len)
 {
-	char an[64], a[24], b[24];
-	const char *name = s->addr && m->addr_name ?
-		m->addr_name(m->ctx, s->addr, an, sizeof(an)) : NULL;
+	char a[24], b[24];
+	const char *name = s->addr_name[0] ? s->addr_name : NULL;
 
 	if (s->op == CHK_OP_START || s->op == CHK_OP_EVENT) {
 		snprintf(buf, len, "%s", s->op == CHK_OP_START ? "start" : "begin");
@@ -835,10 +843,15 @@ void chk_print_trace(FILE *f, const struct chk_model *m,
 		const struct chk_step *s = &r->trace[i];
 		char what[160];
 
-		step_what(m, s, what, sizeof(what));
-		fprintf(f, "%4u %c %-4s %-10s %-44s %s:%u\n", i + 1,
-			s->preempt ? '*' : ' ', m->thread_name(m->ctx, s->tid),
-			s->event, what, short_file(s->site.file), s->site.line);
+		step_what(s, what, sizeof(what));
+		fprintf(f, "%4u %c %-4s %-10s ", i + 1, s->preempt ? '*' : ' ',
+			m->thread_name(m->ctx, s->tid), s->event);
+		if (s->site.file)
+			fprintf(f, "%-36s %s:%u %s\n", what,
+				short_file(s->site.file), s->site.line,
+				s->site.func);
+		else
+			fprintf(f, "%s\n", what);
 	}
 }
 
@@ -864,7 +877,7 @@ void chk_print_trace_json(FILE *f, const struct chk_model *m,
 		const struct chk_step *s = &r->trace[i];
 		char what[160];
 
-		step_what(m, s, what, sizeof(what));
+		step_what(s, what, sizeof(what));
 		fprintf(f, "%s\n  {\"step\": %u, \"thread\": ", i ? "," : "", i + 1);
 		json_str(f, m->thread_name(m->ctx, s->tid));
 		fprintf(f, ", \"preemption\": %s, \"event\": ",
@@ -876,7 +889,8 @@ void chk_print_trace_json(FILE *f, const struct chk_model *m,
 		json_str(f, what);
 		fprintf(f, ", \"source\": ");
 		json_str(f, short_file(s->site.file));
-		fprintf(f, ", \"line\": %u", s->site.line);
+		fprintf(f, ", \"line\": %u, \"function\": ", s->site.line);
+		json_str(f, s->site.func ? s->site.func : "");
 		if (s->has_values)
 			fprintf(f, ", \"found\": %" PRIu64 ", \"left\": %" PRIu64,
 				s->found, s->left);

@@ -72,16 +72,16 @@ static const struct {
 	  "a last-used CID reused above min(allowed, users)" },
 	{ CIDK__MUT_LAZY_SCAN_BUSY, "lazy-scan-busy", "lazy",
 	  "the scan releases a slot a task is running with" },
-	{ CIDK__MUT_LAZY_NO_LAZY_PUT, "lazy-no-lazy-put", "lazy",
-	  "switch-out ignores LAZY_PUT and keeps the CID" },
+	{ CIDK__MUT_LAZY_PUT_KEEPS_SLOT, "lazy-put-keeps-slot", "lazy",
+	  "LAZY_PUT honoured at switch-out, but the CID left in the slot" },
 	{ CIDK__MUT_OWN_NO_TRANSIT_CLEAR, "own-no-transit-clear", "ownership",
 	  "the CPU->task walk never ends the transit phase" },
 	{ CIDK__MUT_OWN_WALK_DROP_RUNNING, "own-walk-drop-running", "ownership",
 	  "the task->CPU walk drops a running task's CID" },
 	{ CIDK__MUT_OWN_KEEP_TRANSIT, "own-keep-transit", "ownership",
 	  "switch-out keeps a CID borrowed in transit" },
-	{ CIDK__MUT_OWN_KEEP_CPU_CID, "own-keep-cpu-cid", "ownership",
-	  "per-task switch-in never gives the CPU's CID back" },
+	{ CIDK__MUT_OWN_CONVERGE_NO_PUT, "own-converge-no-put", "ownership",
+	  "convergence takes a CID below max_cids, keeps the old one" },
 	{ CIDK__MUT_OWN_NO_RQ_RECHECK, "own-no-rq-recheck", "ownership",
 	  "task_rq_lock without re-checking the task's CPU" },
 };
@@ -176,7 +176,7 @@ static void print_human(const struct run *x, const struct opts *o)
 		       o->c.sleep_sets ? "on" : "off");
 	if (r->verdict == CHK_VIOLATION) {
 		printf("%s: %s\n", r->property, r->why);
-		printf("trace: %u steps, %u preemptions (* marks one)\n",
+		printf("trace: %u steps, %u preemption(s) (* marks one)\n",
 		       r->trace_len, r->trace_preemptions);
 		chk_print_trace(stdout, &x->m, r);
 		printf("state at the violation:\n%s", r->dump ? r->dump : "");

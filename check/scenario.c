@@ -58,16 +58,16 @@ const char *const scn_library[] = {
 
 	/* ownership's transitions */
 	"name switch-back\n"
-	"about per-CPU mode and back: a fork crosses the threshold, exits fall "
-	"below pcpu_thrs while T0 runs (the CPU->task walk with transit)\n"
+	"about per-CPU mode and back, on 2 allowed CPUs of 4: a fork crosses the "
+	"threshold, exits fall below pcpu_thrs while T0 runs (the CPU->task walk "
+	"with transit)\n"
 	"cpus 4\n"
+	"allowed 0-1\n"
 	"policy ownership\n"
 	"expect pass\n"
-	"task T0 initial: in 0; fork T4; out; in 0; out\n"
+	"task T0 initial: in 0; fork T2; out; in 0; out\n"
 	"task T1 initial: exit\n"
-	"task T2 initial: exit\n"
-	"task T3 initial: exit\n"
-	"task T4: in 1; out; exit\n",
+	"task T2: in 1; out; exit\n",
 
 	"name fork-walk-migrate\n"
 	"about a fork's task->CPU walk while a task migrates between its "
@@ -98,23 +98,34 @@ const char *const scn_library[] = {
 	"task T1 initial: in 1; out; in 1; out\n",
 
 	"name scan-race\n"
-	"about the lazy family's compaction scan (tick) against switches, "
+	"about the lazy family's compaction scan (on return to user) against switches, "
 	"migration and an exit on other CPUs\n"
 	"cpus 2\n"
 	"policy lazy\n"
 	"expect pass\n"
-	"task T0 initial: in 0; out; in 0; tick; tick; out\n"
+	"task T0 initial: in 0; out; in 0; rtu; rtu; out\n"
 	"task T1 initial: in 1; out; migrate 0; in 0; out; exit\n",
 
 	"name lazy-put\n"
-	"about a scan marks a running task's slot LAZY_PUT; the owner gives the "
-	"CID back at switch-out\n"
+	"about a scan runs while T2 holds CID 2 above the weight: it marks T2's "
+	"slot LAZY_PUT and T2 gives the CID back at switch-out\n"
 	"cpus 3\n"
 	"policy lazy\n"
 	"expect pass\n"
-	"task T0 initial: in 0; tick; tick; tick; out\n"
-	"task T1 initial: in 1; out; in 2; out\n"
-	"task T2 initial: in 2; out; exit\n",
+	"task T0 initial: in 0; rtu; rtu; rtu; out\n"
+	"task T1 initial: in 1; out; exit\n"
+	"task T2 initial: in 2; out\n",
+
+	"name converge\n"
+	"about users shrink under a task holding a high CID: at its next "
+	"switch-in the CID converges below the new bound\n"
+	"cpus 4\n"
+	"policy ownership\n"
+	"expect pass\n"
+	"task T0 initial: in 0; out\n"
+	"task T1 initial: exit\n"
+	"task T2 initial: exit\n"
+	"task T3 initial: in 3; out; in 3; out\n",
 
 	"name fork-exit\n"
 	"about forks and exits racing with switches (users grow and shrink)\n"
@@ -318,6 +329,9 @@ static int check_sense(struct parse *p)
 			switch (e->kind) {
 			case SCN_IN:
 			case SCN_MIGRATE:
+				if (!(s->allowed & (1ull << e->arg)))
+					return err(p, "task %s: CPU %u is not allowed",
+						   t->name, e->arg);
 				if (running)
 					return err(p, "task %s: '%s' while running",
 						   t->name, e->kind == SCN_IN ? "in" : "migrate");
@@ -402,6 +416,17 @@ int scn_parse(const char *text, struct scenario *s, char *why, size_t len)
 			    *skip_ws(r))
 				return err(&p, "'cpus' takes a number from 1 to %d",
 					   SCN_MAX_CPUS);
+			s->allowed = s->cpus == 64 ? UINT64_MAX
+						   : (1ull << s->cpus) - 1;
+		} else if (!strcmp(key, "allowed")) {
+			char v[64];
+
+			if (!s->cpus)
+				return err(&p, "'cpus' must come before 'allowed'");
+			r = word(r, v, sizeof(v));
+			if (parse_cpus(v, s->cpus, &s->allowed) || *skip_ws(r))
+				return err(&p, "'allowed' takes a cpulist below %u",
+					   s->cpus);
 		} else if (!strcmp(key, "expect")) {
 			char v[16];
 

@@ -8,6 +8,7 @@
  *	name   livelock-3cpu
  *	about  one line saying what it shows
  *	cpus   3
+ *	allowed 0-1                     (every task's CPUs; default all)
  *	policy ownership:v6.19          (the default when --policy is not given)
  *	expect violation                (or: pass; what the default policy should give)
  *	task T0 initial: in 0; fork T3; out
@@ -64,6 +65,7 @@ struct scenario {
 	char policy[32];     /* "" : none given */
 	int expect;	     /* 1 violation, 0 pass, -1 unsaid */
 	unsigned int cpus;
+	uint64_t allowed;    /* every task's allowed CPUs (default: all) */
 	unsigned int ntasks;
 	struct scn_task task[CHK_MAX_THREADS];
 };

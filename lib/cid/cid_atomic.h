@@ -66,12 +66,11 @@ enum cidk__mutant {
 	CIDK__MUT_INHERIT_NO_BOUND,    /* inherit: hints used above max_cids */
 	CIDK__MUT_BITMAP_PUT_EARLY,    /* bitmap: bit cleared before switch-out */
 	CIDK__MUT_LAZY_SCAN_BUSY,      /* lazy: the scan releases a BUSY slot */
-	CIDK__MUT_LAZY_NO_LAZY_PUT,    /* lazy: switch-out ignores LAZY_PUT */
+	CIDK__MUT_LAZY_PUT_KEEPS_SLOT, /* lazy: LAZY_PUT honoured, slot not emptied */
 	CIDK__MUT_OWN_NO_TRANSIT_CLEAR,/* ownership: CPU->task never ends transit */
 	CIDK__MUT_OWN_WALK_DROP_RUNNING,/* ownership: walk drops a running task's CID */
 	CIDK__MUT_OWN_KEEP_TRANSIT,    /* ownership: switch-out keeps a transit CID */
-	CIDK__MUT_OWN_KEEP_CPU_CID,    /* ownership: per-task switch-in keeps the
-					  CPU's CID as well as its own */
+	CIDK__MUT_OWN_CONVERGE_NO_PUT, /* ownership: convergence keeps the old CID */
 	CIDK__MUT_OWN_NO_RQ_RECHECK,   /* ownership: task_rq_lock without re-check */
 	CIDK__MUT_NR,
 };

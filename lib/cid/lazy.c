@@ -153,9 +153,11 @@ void cidk__lazy_switch_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 
 	/* the slot's CID: keep it with the CPU, or honour LAZY_PUT */
 	while ((s & SLOT_CID_MASK) == cid && (s & SLOT_BUSY)) {
-		if ((s & SLOT_LAZY_PUT) &&
-		    !CIDK__MUTANT(CIDK__MUT_LAZY_NO_LAZY_PUT)) {
-			if (slot_cas(sh, slot, &s, SLOT_UNSET)) {
+		if (s & SLOT_LAZY_PUT) {
+			/* (the mutant gives the bit back but leaves the slot) */
+			if (slot_cas(sh, slot, &s,
+				     CIDK__MUTANT(CIDK__MUT_LAZY_PUT_KEEPS_SLOT) ?
+					     cid : SLOT_UNSET)) {
 				cidk__cid_put(mm, sh, cid);
 				return;
 			}

@@ -344,14 +344,6 @@ void cidk_cid_stats(const struct cidk_cid_mm *mm, struct cidk_cid_stats *st)
 
 /* ---- the bitmap, read with atomic loads ------------------------------------ */
 
-static inline unsigned long load_word(const struct cidk_cid_mm *mm,
-				      unsigned int w)
-{
-	return atomic_load_explicit(
-		cidk__mask_aword((struct cidk_mask *)mm->cidmask, w),
-		memory_order_relaxed);
-}
-
 unsigned int cidk__cid_first_zero(const struct cidk_cid_mm *mm,
 				  unsigned int limit)
 {
@@ -375,7 +367,8 @@ unsigned int cidk__cid_weight(const struct cidk_cid_mm *mm)
 	unsigned int n = 0;
 
 	for (unsigned int w = 0; w < mm->cidmask->nwords; w++)
-		n += (unsigned int)__builtin_popcountl(load_word(mm, w));
+		n += (unsigned int)__builtin_popcountl(
+			cidk__bitmap_word(mm->cidmask, w));
 	return n;
 }
 

@@ -162,21 +162,23 @@ static unsigned int converge(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
 
 	if (cid == CIDK_CID_NONE)
 		return orig;
-	cidk__cid_put(mm, sh, own_cid(orig));
+	if (!CIDK__MUTANT(CIDK__MUT_OWN_CONVERGE_NO_PUT))
+		cidk__cid_put(mm, sh, own_cid(orig));
 	return cid | (orig & OWN_ONCPU);
 }
 
 /* ---- locks ------------------------------------------------------------------ */
 
-static struct cidk__cid_slot *rq_lock(struct cidk_cid_mm *mm, unsigned int cpu)
-{
-	cidk__lock(&mm->slots[cpu].rq_lock);
-	return &mm->slots[cpu];
-}
+/* (macros, so that the checker's trace names the caller's line) */
+#define rq_lock(mm, cpu) rq_lock_((mm), (cpu), CIDK__SITE)
+#define rq_unlock(sl) cidk__unlock(&(sl)->rq_lock)
 
-static void rq_unlock(struct cidk__cid_slot *sl)
+static inline struct cidk__cid_slot *rq_lock_(struct cidk_cid_mm *mm,
+					      unsigned int cpu,
+					      const struct cidk__site *s)
 {
-	cidk__unlock(&sl->rq_lock);
+	cidk__lock_(&mm->slots[cpu].rq_lock, s);
+	return &mm->slots[cpu];
 }
 
 /* task_rq_lock: lock the runqueue of the CPU @t is on, and pin it there. */
@@ -354,8 +356,7 @@ static unsigned int from_task(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh
 		/* hand over or drop the CPU's CID */
 		if (on_cpu(cpu_cid)) {
 			if (on_task(tcid)) {
-				if (!CIDK__MUTANT(CIDK__MUT_OWN_KEEP_CPU_CID))
-					cidk__cid_put(mm, sh, own_cid(cpu_cid));
+				cidk__cid_put(mm, sh, own_cid(cpu_cid));
 				sl->cid = OWN_UNSET;
 			} else {
 				tcid = own_cid(cpu_cid);

@@ -48,29 +48,38 @@ static void switch_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 }
 
 /*
- * The public switch-in: when the policy's bound is exhausted (a driver
- * ran more tasks at once than the mm's CPUs) it falls back once to the
- * lowest free CID below nr_cpu_ids -- a bound violation the checker
- * reports.  When even that finds none (more tasks running than CIDs
- * exist), the task runs without a CID: cidk_cid_check() reports it, and
- * the caller sees CIDK_CID_NONE.  No retry loop: a single-threaded driver
- * would retry forever, and concurrent drivers (leases) wait in
- * cidk_lease_enter() instead, where waiting is the documented contract.
+ * The public switch-in.  When the policy finds no CID below its bound it
+ * falls back to the lowest free CID below nr_cpu_ids -- a bound violation
+ * cidk_cid_check() reports.  When there is none at all, another driver
+ * may be between taking a CID out of a per-CPU slot and clearing its bit
+ * (an exit, a scan): wait for it, as the kernel's mm_cid_get() does, but
+ * at most CIDK_CID_SWITCH_SPINS pauses (a single-threaded driver that
+ * runs more tasks than there are CIDs would wait forever).  Then the task
+ * runs without a CID: the caller sees CIDK_CID_NONE, the checker reports
+ * it, and the stall is counted.
  */
+#define CIDK_CID_SWITCH_SPINS 1024u
+
 static unsigned int switch_in(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 			      unsigned int cpu, uint64_t now)
 {
-	unsigned int cid = mm->ops->switch_in(mm, t, cpu, now);
-	struct cidk__cid_shard *sh;
+	struct cidk__cid_shard *sh = cidk__shard(mm, cpu);
 
-	if (cid != CIDK_CID_NONE)
-		return cid;
-	sh = cidk__shard(mm, cpu);
-	cid = cidk__cid_take_lowest(mm, sh, mm->nr_cpu_ids);
-	if (cid != CIDK_CID_NONE) {
-		cidk__cid_note_in(mm, sh, t, cpu, cid);
-		return cid;
+	for (unsigned int spins = 0;; spins++) {
+		unsigned int cid = mm->ops->switch_in(mm, t, cpu, now);
+
+		if (cid != CIDK_CID_NONE)
+			return cid;
+		cid = cidk__cid_take_lowest(mm, sh, mm->nr_cpu_ids);
+		if (cid != CIDK_CID_NONE) {
+			cidk__cid_note_in(mm, sh, t, cpu, cid);
+			return cid;
+		}
+		if (spins == CIDK_CID_SWITCH_SPINS)
+			break;
+		cidk__spin_wait();
 	}
+	cidk__st_add(sh, ST_STALLS, 1);
 	t->running = true; /* the checker reports a running task without CID */
 	t->cpu = cpu;
 	return CIDK_CID_NONE;
