@@ -405,6 +405,7 @@ static void growth_scenario(struct scenario *s, unsigned int tasks,
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "grow-%ux%u", tasks, cpus);
 	s->cpus = cpus;
+	s->allowed = (1ull << cpus) - 1;
 	s->ntasks = tasks;
 	s->expect = 0;
 	for (unsigned int i = 0; i < tasks; i++) {

@@ -102,7 +102,7 @@ struct cidk_cid_mm {
 	_Alignas(CIDK__CACHELINE) _Atomic unsigned int mode; /* ONCPU|TRANSIT */
 	_Atomic unsigned int percpu;   /* v6.19: the mode as two words */
 	_Atomic unsigned int transit;
-	_Atomic unsigned int max_cids; /* min(nr_cpus_allowed, nr_users) */
+	_Atomic unsigned int max_cids; /* min(opt + opt/4, nr_cpu_ids) */
 	_Atomic unsigned int mutex;    /* mm_cid.mutex (+ .lock, folded in) */
 	_Atomic unsigned int list_lock;/* the thread list's lock */
 	unsigned int pcpu_thrs;	       /* mutex */

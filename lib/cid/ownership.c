@@ -26,19 +26,22 @@
  * (CID | TRANSIT: given back at switch-out).  The bitmap bit is set for
  * exactly the owned CIDs.
  *
- * Modes.  Per-task while users <= min(nr_cpus_allowed, nr_cpu_ids): a
- * task keeps its CID across switches and switch-in/out touch no bitmap
- * bit.  A fork that makes users exceed that bound switches the mm to
- * per-CPU: it sets the mode (with TRANSIT in the current variant) and
- * walks the tasks, moving each running task's CID to its CPU and dropping
- * the others' (fixup_tasks_to_cpus); a task that switches in before the
- * walk reaches it hands its CID over itself.  When users fall below
+ * Modes.  Per-task while users <= max_cids = min(opt + opt/4, nr_cpu_ids),
+ * opt = min(nr_cpus_allowed, users): a task keeps its CID across switches
+ * and switch-in/out touch no bitmap bit.  A fork that makes users exceed
+ * max_cids switches the mm to per-CPU: it sets the mode (with TRANSIT in
+ * the current variant) and walks the tasks, moving each running task's
+ * CID to its CPU (current: in transit, handed over at its switch-out) and
+ * dropping the others' (fixup_tasks_to_cpus); a task that switches in
+ * before the walk reaches it hands its CID over itself.  When users fall below
  * pcpu_thrs (recorded at the switch), the exit (or the affinity change)
  * switches back: TRANSIT is set, the CPUs are walked, their CIDs go to
  * the task running there (in transit) or to the pool, then TRANSIT is
  * cleared (fixup_cpus_to_tasks).  Convergence: at switch-in a CID at or
- * above max_cids = min(nr_cpus_allowed, users) is exchanged for a free
- * one below it, when there is one.
+ * above max_cids is exchanged for a free one below it, when there is one.
+ * CIDs stay below nr_cpu_ids, and may exceed nr_cpus_allowed (by the 25%
+ * allowance, and during transitions): the kernel's bound, not the
+ * nr_cpus_allowed of the older designs.
  *
  * Variants (params.variant):
  *   CURRENT  every fix above;
@@ -231,20 +234,24 @@ static unsigned int min_u(unsigned int a, unsigned int b)
 
 /*
  * mm_update_max_cids (mutex held): recompute max_cids and decide the
- * mode.  Returns +1 when the mm must switch to per-CPU, -1 back to
- * per-task, 0 when the mode stays.  @widened: the allowed union grew, so
- * the threshold is recomputed from the wider set.
+ * mode.  [V5]: opt = min(nr_cpus_allowed, users); max_cids = min(opt +
+ * opt/4, nr_cpu_ids) -- the 25% allowance keeps a tight affinity mask
+ * from flipping modes at every fork -- and the mm goes per-CPU when users
+ * exceed max_cids, back when they fall below pcpu_thrs = min(opt - opt/4,
+ * nr_cpu_ids/2), recorded at the switch and recomputed when the allowed
+ * set widens.  Returns +1 (to per-CPU), -1 (to per-task) or 0.
  */
 static int update_max_cids(struct cidk_cid_mm *mm, bool widened)
 {
 	unsigned int allowed = cidk__ld(&mm->nr_cpus_allowed);
 	unsigned int users = cidk__ld(&mm->nr_users);
 	unsigned int opt = min_u(allowed, users);
+	unsigned int max = min_u(opt + opt / 4, mm->nr_cpu_ids);
 	unsigned int thrs = min_u(opt - opt / 4, mm->nr_cpu_ids / 2);
 
-	cidk__st(&mm->max_cids, opt);
+	cidk__st(&mm->max_cids, max);
 	if (!mm->own_percpu) {
-		if (users <= min_u(allowed, mm->nr_cpu_ids))
+		if (users <= max)
 			return 0;
 		mm->pcpu_thrs = thrs;
 		mm->own_percpu = true;
@@ -277,7 +284,12 @@ static void fixup_tasks_to_cpus(struct cidk_cid_mm *mm,
 		if (t->active && on_task(t->own)) {
 			if (sl->curr == t &&
 			    !CIDK__MUTANT(CIDK__MUT_OWN_WALK_DROP_RUNNING)) {
-				t->own |= OWN_ONCPU; /* transfer to the CPU */
+				/*
+				 * v6.19: straight to the CPU; current: in
+				 * transit, handed to the CPU at switch-out
+				 * ([WOES] 1/4 and 4/4)
+				 */
+				t->own |= v6_19(mm) ? OWN_ONCPU : OWN_TRANSIT;
 				sl->cid = t->own;
 			} else {
 				cidk__cid_put(mm, sh, t->own);

@@ -1,0 +1,170 @@
+#!/bin/sh
+# cidkit check: the interleaving explorer end to end, on the scenario
+# library.  Finds the two published ownership bugs on ownership:v6.19 and
+# none on the current design; every policy passes every scenario; every
+# mutant is killed; same input, same bytes; bad input is one line, exit 2.
+CIDKIT=${1:?usage: check.sh path/to/cidkit}
+. "$(dirname "$0")/../cli/tap.sh"
+
+run check --help
+[ $rc -eq 0 ] && echo "$out" | grep -q '^usage: cidkit check'
+ok $? "--help: usage, exit 0"
+
+run check --list
+[ $rc -eq 0 ] && [ "$(echo "$out" | grep -cE '^[a-z0-9-]+ +[a-z:.0-9-]+ +[0-9]+ CPUs')" -eq 11 ] &&
+	echo "$out" | grep -qE '^published-livelock +ownership:v6.19 +4 CPUs, 5 tasks, expect violation'
+ok $? "--list: 11 scenarios, the published live lock among them"
+
+# The published bugs, found on the merged design (each well under 60 s).
+for s in published-livelock livelock-3cpu; do
+	run check --scenario $s
+	steps=$(echo "$out" | sed -n 's/^trace: \([0-9]*\) steps.*/\1/p')
+	[ $rc -eq 1 ] && echo "$out" | grep -q '^liveness: ' &&
+		echo "$out" | grep -q 'T1 spins in get_cid' &&
+		echo "$out" | grep -q 'T0 waits in task_rq_lock .* for lock cpu2.rq_lock, held by T1' &&
+		[ -n "$steps" ] && [ "$steps" -le 60 ] &&
+		echo "$out" | grep -qE '^ +[0-9]+ \* T1 '
+	ok $? "$s on ownership:v6.19: the live lock, T1 spinning in get_cid under cpu2's lock ($steps steps)"
+done
+
+run check --scenario concurrent-forks
+[ $rc -eq 1 ] && echo "$out" | grep -q '^liveness: .*TA waits to switch in on CPU 2, where TB runs; TB spins in get_cid' &&
+	echo "$out" | grep -q '^TA: running\|^TA: not running'
+ok $? "concurrent-forks on ownership:v6.19: the stall (TB waits for the CID TA kept)"
+
+# The same scenarios on the current design: no violation.
+for s in livelock-3cpu concurrent-forks; do
+	run check --scenario $s --policy ownership
+	[ $rc -eq 0 ] && echo "$out" | grep -q "^$s (ownership, .*: pass - .*preemption bound 2 of 2"
+	ok $? "$s on ownership (every fix): no violation within 2 preemptions"
+done
+run check --scenario published-livelock --policy ownership --preemptions 1
+[ $rc -eq 0 ] && echo "$out" | grep -q ': pass - '
+ok $? "published-livelock on ownership: no violation within 1 preemption"
+
+# Every policy, every scenario (the v6.19 ones run under the policy given).
+for p in bitmap lazy lazy-batched cache-local inherit ownership; do
+	run check --policy $p --preemptions 1
+	[ $rc -eq 0 ] && echo "$out" | grep -q '^11 scenarios, 0 with a violation'
+	ok $? "$p: all 11 scenarios pass within 1 preemption"
+done
+
+run check --mutants
+[ $rc -eq 0 ] && echo "$out" | grep -q '^11 of 11 mutants killed' &&
+	! echo "$out" | grep -q SURVIVED
+ok $? "--mutants: all 11 deliberately broken builds are caught"
+
+run check --mutant inherit-no-put --scenario exit-shrink
+[ $rc -eq 1 ] && echo "$out" | grep -q "^quiescence: CID .* leaked"
+ok $? "--mutant inherit-no-put: a leak at quiescence"
+
+# Determinism: the same command prints the same bytes (but the time line).
+run check --scenario concurrent-forks
+first=$(echo "$out" | grep -v '^time:')
+run check --scenario concurrent-forks
+[ "$first" = "$(echo "$out" | grep -v '^time:')" ]
+ok $? "same scenario and bounds: the same output bytes"
+
+run check --scenario livelock-3cpu --json
+[ $rc -eq 1 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert len(d) == 1, d
+r = d[0]
+assert r["verdict"] == "violation" and r["property"] == "liveness", r
+assert r["policy"] == "ownership:v6.19" and r["cpus"] == 3, r
+t = r["trace"]
+assert len(t) <= 60 and [s["step"] for s in t] == list(range(1, len(t) + 1))
+assert any(s["preemption"] for s in t)
+assert any(s["function"] == "get_cid" and s["op"] == "spin" for s in t), t
+assert all(s["source"].startswith("lib/cid/") for s in t if s["op"] not in ("start", "event"))
+'
+ok $? "--json: the violation, its numbered trace with functions and sources"
+
+run check --random 3000 --seed 3 --scenario published-livelock
+[ $rc -eq 1 ] && echo "$out" | grep -q 'random executions (seed 3, depth 3)' &&
+	echo "$out" | grep -q '^liveness: '
+ok $? "--random (PCT) finds the live lock too"
+
+run check --scenario switch-race --max-steps 10
+[ $rc -eq 1 ] && echo "$out" | grep -q '^liveness: no end after 10 steps'
+ok $? "--max-steps: an execution longer than the bound is reported"
+
+run check --scenario converge --max-schedules 5
+[ $rc -eq 0 ] && echo "$out" | grep -q 'stopped at --max-schedules - 5 schedules'
+ok $? "--max-schedules: stops and says so"
+
+run check --growth --preemptions 0 --json
+[ $rc -eq 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [(r["tasks"], r["cpus"]) for r in d] == [(2,1),(2,2),(3,2),(4,2),(4,3),(5,3),(4,4),(6,4)], d
+assert all(r["verdict"] == "pass" and r["schedules"] > 0 for r in d), d
+'
+ok $? "--growth: eight shapes, 2x1 to 6x4"
+
+# A scenario from a file.
+cat >"$tmp/ok.scn" <<'EOF'
+# two tasks trading CPUs
+name trade
+cpus 2
+task A initial: in 0; out; in 1; out
+task B initial: in 1; out; in 0; out
+EOF
+run check --scenario "$tmp/ok.scn" --policy inherit
+[ $rc -eq 0 ] && echo "$out" | grep -q '^trade (inherit, 2 CPUs, 2 tasks): pass'
+ok $? "a scenario file runs"
+
+bad() { # bad WHAT TEXT
+	printf '%s\n' "$2" >"$tmp/bad.scn"
+	run check --scenario "$tmp/bad.scn"
+	[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+		echo "$err" | grep -q "^cidkit: check: $tmp/bad.scn: line [0-9]*: "
+	ok $? "bad scenario ($1): exit 2, one line naming the line"
+}
+bad "unknown event" 'cpus 2
+task A initial: in 0; jump'
+bad "CPU out of range" 'cpus 2
+task A initial: in 2'
+bad "out while not running" 'cpus 1
+task A initial: out'
+bad "fork of nobody" 'cpus 1
+task A initial: in 0; fork Z'
+bad "forked twice" 'cpus 2
+task A initial: in 0; fork B; out
+task C initial: in 1; fork B; out
+task B: in 0'
+bad "no cpus" 'task A initial: in 0'
+bad "unknown keyword" 'cpus 2
+colour blue'
+bad "too many tasks" 'cpus 1
+task A initial:
+task B initial:
+task C initial:
+task D initial:
+task E initial:
+task F initial:
+task G initial:
+task H initial:
+task I initial:'
+bad "disallowed CPU" 'cpus 4
+allowed 0-1
+task A initial: in 3'
+
+expect_usage_error "unknown scenario" check --scenario nosuch
+expect_usage_error "missing file" check --scenario "$tmp/none.scn"
+head -c 70000 /dev/zero | tr '\0' '#' >"$tmp/big.scn"
+expect_usage_error "file over 64 KiB" check --scenario "$tmp/big.scn"
+printf 'cpus 1\0task A initial:\n' >"$tmp/nul.scn"
+expect_usage_error "a NUL byte" check --scenario "$tmp/nul.scn"
+expect_usage_error "unknown policy" check --policy nope
+expect_usage_error "variant of a policy without" check --policy lazy:v6.19
+expect_usage_error "unknown mutant" check --mutant nope
+expect_usage_error "preemptions out of range" check --preemptions 9
+expect_usage_error "max-steps not a number" check --max-steps 1e3
+expect_usage_error "random zero" check --random 0
+expect_usage_error "an operand" check extra
+expect_usage_error "unknown option" check --frobnicate
+expect_usage_error "--list with --mutants" check --list --mutants
+
+done_testing
