@@ -327,12 +327,13 @@ static int do_check(const struct opts *o)
 static int do_mutants(const struct opts *o)
 {
 	unsigned int killed = 0;
+	double elapsed = 0;
 
 	if (o->json)
 		printf("[\n");
 	else
-		printf("%-22s %-10s %-18s %7s %9s %7s  %s\n", "mutant", "policy",
-		       "killed by", "steps", "schedules", "seconds", "fault");
+		printf("%-22s %-10s %-18s %5s %9s  %s\n", "mutant", "policy",
+		       "killed by", "steps", "schedules", "fault");
 	for (size_t k = 0; k < NR_MUTANTS; k++) {
 		struct run x;
 		bool dead = false;
@@ -357,6 +358,7 @@ static int do_mutants(const struct opts *o)
 			}
 			total += x.r.schedules;
 			secs += x.r.seconds;
+			elapsed += x.r.seconds;
 			if (x.r.verdict == CHK_VIOLATION) {
 				dead = true;
 				killed++;
@@ -369,9 +371,9 @@ static int do_mutants(const struct opts *o)
 					       x.s.name, x.r.property, x.r.trace_len,
 					       total, secs, k + 1 < NR_MUTANTS ? "," : "");
 				} else {
-					printf("%-22s %-10s %-18s %7u %9lu %7.2f  %s (%s)\n",
+					printf("%-22s %-10s %-18s %5u %9lu  %s (%s)\n",
 					       mutants[k].name, mutants[k].policy,
-					       x.s.name, x.r.trace_len, total, secs,
+					       x.s.name, x.r.trace_len, total,
 					       mutants[k].what, x.r.property);
 				}
 			}
@@ -385,16 +387,17 @@ static int do_mutants(const struct opts *o)
 				       mutants[k].name, mutants[k].policy, total, secs,
 				       k + 1 < NR_MUTANTS ? "," : "");
 			else
-				printf("%-22s %-10s %-18s %7s %9lu %7.2f  %s\n",
+				printf("%-22s %-10s %-18s %5s %9lu  %s\n",
 				       mutants[k].name, mutants[k].policy, "SURVIVED",
-				       "-", total, secs, mutants[k].what);
+				       "-", total, mutants[k].what);
 		}
 	}
 	cidk__chk_mutant = CIDK__MUT_NONE;
 	if (o->json)
 		printf("]\n");
 	else
-		printf("%u of %zu mutants killed\n", killed, NR_MUTANTS);
+		printf("%u of %zu mutants killed\ntime: %.2f s\n", killed,
+		       NR_MUTANTS, elapsed);
 	return killed == NR_MUTANTS ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 

@@ -44,6 +44,12 @@ echo "== the kernel's mm_cid compaction selftest, simulated on 4 and 64 CPUs"
 step sim compaction-test --machine 1s4c1t,1s32c2t --policy lazy,inherit,ownership
 echo "== mm-mask traffic of a context switch, with and without the idle mm"
 step sim switch --cpus 4,48 --policy bitmap,inherit,ownership --duration-ms 2
+echo "== the checker: interleavings of the real policy code; the kernel's published"
+echo "   ownership live lock (6.19 as merged) found, and gone with the fixes"
+step check --scenario livelock-3cpu
+echo "(exit status $? - a violation, with its trace)"
+step check --scenario livelock-3cpu --policy ownership
+step check --mutants
 echo "== counter reads: open once, pread many (cidkit cat, a drop-in for fastcat)"
 step cat --print /sys/devices/system/cpu/online /proc/loadavg
 printf '\n$ FASTCAT_READ_COUNT=1000 cidkit cat --stats /sys/devices/system/cpu/cpu0/topology/core_id\n'

@@ -4,7 +4,10 @@
  *
  * A CID is a small integer held by a task of an mm (a process) while it
  * runs, unique among the mm's running tasks, kept below
- * min(nr_cpus_allowed, nr_users) so that per-CID arrays stay compact.  The
+ * min(nr_cpus_allowed, nr_users) so that per-CID arrays stay compact (the
+ * ownership policy, like the kernel since 6.19, below nr_cpu_ids, and
+ * converging below min(opt + opt/4, nr_cpu_ids), opt = min(nr_cpus_allowed,
+ * nr_users)).  The
  * policies here are the ones the Linux scheduler tried (see DESIGN.md,
  * "Concurrency IDs"); each is written once and driven by two drivers:
  *   - the simulator (sim/), single-threaded and deterministic;
@@ -223,14 +226,14 @@ CIDK_EXPORT int cidk_cid_set_affinity(struct cidk_cid_mm *mm,
  * @next (of @next_mm) starts.  A NULL mm with a NULL task is the idle
  * task; the two mms may differ, or be the same (then the CID may pass from
  * one task to the other).  Returns the CID @next holds (CIDK_CID_NONE when
- * @next is idle).  Never fails: allocation always makes progress when the
- * number of tasks running at once is at most the CID space (for leases
- * the domain enforces it).
- * @prev gives back the per-CPU state of the CPU it switched in on
- * (prev->cpu; the same as @cpu for the simulator).  When the policy's
- * bound is exhausted (a driver ran more tasks than the mm has allowed
- * CPUs) the lowest free CID below nr_cpu_ids is taken instead, which
- * cidk_cid_check() reports.
+ * @next is idle).  @prev gives back the per-CPU state of the CPU it
+ * switched in on (prev->cpu; the same as @cpu for the simulator).
+ * When the policy finds no CID within its bound (a driver ran more tasks
+ * than the mm has allowed CPUs) the lowest free CID below nr_cpu_ids is
+ * taken instead, which cidk_cid_check() reports; when none is free at all,
+ * the call waits a bounded while for another driver's release in flight,
+ * then lets @next run without a CID (CIDK_CID_NONE, counted in stalls,
+ * reported by cidk_cid_check()).  MT-safe as the table above says.
  */
 CIDK_EXPORT unsigned int cidk_cid_switch(unsigned int cpu,
 					 struct cidk_cid_mm *prev_mm,
@@ -260,9 +263,13 @@ CIDK_EXPORT unsigned int cidk_cid_return_to_user(struct cidk_cid_mm *mm,
 
 /*
  * cidk_cid_migrate - the (not running) task @t of @mm moves from CPU
- * @from to CPU @to; the policy may move per-CPU state with it (the lazy
- * family moves the task's own CID, idle in @from's slot, to an empty slot
- * of @to: counted in migrate_moves).  A running task is left alone.
+ * @from to CPU @to.  The lazy family does what the kernel's
+ * sched_mm_cid_migrate_to() did: unless the mm has at least as many users
+ * as allowed CPUs and @to already has a CID, the task's idle CID leaves
+ * @from's slot (its recent CID cleared) for an empty slot of @to, or is
+ * released when @to has one (counted in migrate_moves).  Ownership: a
+ * task-owned CID moves with the task, a CPU-owned one stays.  A running
+ * task is left alone.
  */
 CIDK_EXPORT void cidk_cid_migrate(struct cidk_cid_mm *mm,
 				  struct cidk_cid_task *t, unsigned int from,
@@ -270,7 +277,10 @@ CIDK_EXPORT void cidk_cid_migrate(struct cidk_cid_mm *mm,
 
 /* ---- queries ------------------------------------------------------------ */
 
-/* min(nr_cpus_allowed, nr_users): the bound a compact mm stays under. */
+/*
+ * min(nr_cpus_allowed, nr_users): the bound a compact mm stays under
+ * (ownership converges below its own max_cids, see above).
+ */
 CIDK_EXPORT unsigned int cidk_cid_max_cids(const struct cidk_cid_mm *mm);
 CIDK_EXPORT unsigned int cidk_cid_nr_users(const struct cidk_cid_mm *mm);
 CIDK_EXPORT unsigned int cidk_cid_nr_cpus_allowed(const struct cidk_cid_mm *mm);
