@@ -4,11 +4,14 @@
  * and go: a few "base" threads take leases for the whole run while waves
  * of short-lived threads join the domain (a fork on their first enter),
  * take leases, and end (an exit).  Each wave makes the users cross
- * min(capacity, nr_cpu_ids) upwards -- a fork switches the mm to per-CPU
- * and walks the tasks -- and each drain brings them below pcpu_thrs =
- * min(opt - opt/4, capacity/2) -- an exit switches back and walks the
- * CPUs with the transit mark -- while the other threads keep entering and
- * leaving.  Inside each lease a NON-atomic counter[cid]++ with a pause
+ * max_cids = min(opt + opt/4, nr_cpu_ids), opt = min(nr_cpus_allowed,
+ * users), upwards -- here the capacity, since a domain allows all its
+ * capacity CPUs and nr_cpu_ids is the capacity -- and a fork switches the
+ * mm to per-CPU and walks the tasks (a running one's CID in transit, in
+ * the current variant, handed to its CPU at its switch-out); each drain
+ * brings them below pcpu_thrs = min(opt - opt/4, capacity/2) -- an exit
+ * switches back and walks the CPUs with the transit mark -- while the
+ * other threads keep entering and leaving.  Inside each lease a NON-atomic counter[cid]++ with a pause
  * (and now and then a yield): a CID ever held by two threads at once
  * loses increments, so the sum must equal the number of leases exactly.
  *

@@ -3,8 +3,12 @@
  * The ownership policy (lib/cid/ownership.c), scripted: single-threaded
  * event sequences with the exact CIDs, ownership records and cost
  * counters each step must produce, for both variants where they differ.
- * The invariant checker runs after every step (strict where the policy
- * promises min(nr_cpus_allowed, nr_users)).
+ * The invariant checker runs after every step; where the policy promises
+ * it (strict), every running task's CID is also below the kernel's
+ * max_cids = min(opt + opt/4, nr_cpu_ids), opt = min(nr_cpus_allowed,
+ * nr_users), computed here from the public counts.  (cidk_cid_check()'s
+ * own strict bound is min(nr_cpus_allowed, nr_users), which the 25%
+ * allowance may exceed: it runs here with strict off.)
  *
  * A task's ownership record is its `own` word (struct cidk_cid_task,
  * policy-private: read here, never written).  Expectations spell it as
@@ -15,7 +19,8 @@
  * What a single-threaded test cannot show: a task that schedules in
  * while a fixup walk is in progress (the walk runs inside fork/exit).
  * "Before/after the walk" here is ordering: a task running when the walk
- * runs (its CID is handed to its CPU) against one that schedules in
+ * runs (its CID is handed to its CPU; in the current variant in
+ * transit, until its switch-out) against one that schedules in
  * afterwards (its CID was dropped; it takes its CPU's or a new one).  The
  * mid-walk interleavings are the checker's (check/) and the stress test's
  * (tests/stress/cid_ownership_churn.c).
@@ -43,7 +48,7 @@ struct world {
 	unsigned int n; /* tasks forked so far */
 	struct cidk_mask *allowed;
 	unsigned int ncpu;
-	bool strict; /* check min(nr_cpus_allowed, nr_users) after each step */
+	bool strict; /* check kernel_max_cids() after each step */
 	bool broken; /* the checker failed once: report once, not per step */
 };
 
@@ -73,17 +78,35 @@ static void world_fini(struct world *w)
 	cidk_mask_free(w->allowed);
 }
 
+/* the kernel's max_cids, from the public counts: min(opt + opt/4, nr_cpu_ids) */
+static unsigned int kernel_max_cids(struct world *w)
+{
+	unsigned int a = cidk_cid_nr_cpus_allowed(w->mm);
+	unsigned int u = cidk_cid_nr_users(w->mm);
+	unsigned int opt = a < u ? a : u;
+
+	return opt + opt / 4 < w->ncpu ? opt + opt / 4 : w->ncpu;
+}
+
 static void check(struct world *w, const char *step)
 {
 	struct cidk_cid_task *live[NT];
-	unsigned int k = 0;
+	unsigned int k = 0, max = kernel_max_cids(w);
 	char why[200];
+	int rc;
 
 	for (unsigned int i = 0; i < w->n; i++)
 		if (w->alive[i])
 			live[k++] = &w->t[i];
-	if (cidk_cid_check(w->mm, live, k, w->strict, why, sizeof(why)) &&
-	    !w->broken) {
+	rc = cidk_cid_check(w->mm, live, k, false, why, sizeof(why));
+	for (unsigned int i = 0; !rc && w->strict && i < k; i++)
+		if (live[i]->running && live[i]->cid >= max) {
+			snprintf(why, sizeof(why),
+				 "a task holds CID %u >= max_cids %u", live[i]->cid,
+				 max);
+			rc = -EINVAL;
+		}
+	if (rc && !w->broken) {
 		w->broken = true;
 		ok(false, "%s: after %s: checker: %s", w->name, step, why);
 	}
@@ -228,9 +251,10 @@ static void test_params(void)
 /* ---- per-task mode ------------------------------------------------------------ */
 
 /*
- * Users within min(nr_cpus_allowed, nr_cpu_ids): each task owns a CID from
- * its fork on and keeps it across switches and CPUs; switch-in and -out
- * do no bitmap RMW.  Both variants alike.
+ * Users within max_cids = min(opt + opt/4, nr_cpu_ids), opt =
+ * min(nr_cpus_allowed, users): each task owns a CID from its fork on and
+ * keeps it across switches and CPUs; switch-in and -out do no bitmap RMW.
+ * Both variants alike.
  */
 static void test_per_task(enum cidk_cid_variant v)
 {
@@ -302,9 +326,10 @@ static void test_busy_cpu(enum cidk_cid_variant v)
 
 /*
  * nr_cpu_ids 4, all allowed.  Four users fit; the fifth fork switches to
- * per-CPU (users 5 > min(4, 4)), pcpu_thrs = min(4 - 4/4, 4/2) = 2.  Task
- * 0 runs on CPU 0 and task 1 on CPU 1 when the walk runs: their CIDs go to
- * those CPUs; tasks 2 and 3 sleep: theirs go to the pool.
+ * per-CPU (users 5 > max_cids = min(4 + 4/4, 4) = 4), pcpu_thrs =
+ * min(4 - 4/4, 4/2) = 2.  Task 0 runs on CPU 0 and task 1 on CPU 1 when
+ * the walk runs: their CIDs go to those CPUs (current: in transit, handed
+ * over at their switch-out); tasks 2 and 3 sleep: theirs go to the pool.
  */
 static void test_to_per_cpu(enum cidk_cid_variant v)
 {
@@ -321,17 +346,17 @@ static void test_to_per_cpu(enum cidk_cid_variant v)
 	state_is(&w, "0 1 2 3", "before the fork over the threshold");
 	fork_task(&w);
 	/*
-	 * The running tasks' CIDs now belong to their CPUs ("0c"), the
-	 * sleeping tasks' are in the pool ("-"), the new task has none.
-	 * KERNEL: with every fix ([WOES] 1/4, "Prevent live lock on task to
-	 * CPU mode transition"), mm_cid_fixup_task_to_cpu() puts a running
-	 * task's CID *in transit* (mm_cid_transit_to_cpu: cid | TRANSIT on
-	 * the task and the CPU), and the task's switch-out then hands it to
-	 * the CPU ([WOES] 4/4).  ownership.c transfers it as ONCPU at once in
-	 * both variants; the current variant's records here would be
-	 * "0t 1t - - -".  Asserting what ownership.c does (reported).
+	 * The sleeping tasks' CIDs are in the pool ("-"), the new task has
+	 * none.  The running tasks': v6.19 moves them to their CPUs at once
+	 * ("0c"); with every fix ([WOES] 1/4, "Prevent live lock on task to
+	 * CPU mode transition") mm_cid_fixup_task_to_cpu() puts them *in
+	 * transit* (mm_cid_transit_to_cpu: cid | TRANSIT on the task and the
+	 * CPU, "0t"), and the task's switch-out hands the CID to the CPU
+	 * ([WOES] 4/4), checked below.
 	 */
-	state_is(&w, "0c 1c - - -", "after the walk (running: to their CPUs)");
+	state_is(&w, cur ? "0t 1t - - -" : "0c 1c - - -",
+		 cur ? "after the walk (running: in transit)"
+		     : "after the walk (running: to their CPUs)");
 	walks_are(&w, cur ? "switches 1 walks 1 visits 5 drops 0"
 			  : "switches 1 walks 1 visits 4 drops 0",
 		  cur ? "one switch, one walk over all five tasks (the new one "
@@ -348,7 +373,20 @@ static void test_to_per_cpu(enum cidk_cid_variant v)
 	ok(st(&w).bitmap_rmw == rmw + 1,
 	   "%s: ... one bitmap RMW to take it", w.name);
 	ok(in(&w, 3, 4) == 3, "%s: the new task on CPU 3: new CID 3", w.name);
-	state_is(&w, "0c 1c 2c - 3c", "four CPUs own 0..3");
+	state_is(&w, cur ? "0t 1t 2c - 3c" : "0c 1c 2c - 3c",
+		 cur ? "CPUs 2 and 3 own 2 and 3, 0 and 1 still in transit"
+		     : "four CPUs own 0..3");
+	/* the transition is over: a transit CID below max_cids 4 goes to its CPU */
+	rmw = st(&w).bitmap_rmw;
+	out(&w, 0);
+	out(&w, 1);
+	state_is(&w, "0c 1c 2c - 3c",
+		 cur ? "switch-outs hand transit CIDs 0 and 1 to CPUs 0 and 1"
+		     : "switch-outs of CPU-owned CIDs change nothing");
+	ok(in(&w, 1, 0) == 1 && in(&w, 0, 1) == 0 && st(&w).bitmap_rmw == rmw,
+	   "%s: tasks 0 and 1 swap CPUs and use the CPUs' CIDs, no bitmap RMW",
+	   w.name);
+	state_is(&w, "1c 0c 2c - 3c", "four CPUs own 0..3");
 	out(&w, 2);
 	rmw = st(&w).bitmap_rmw;
 	ok(in(&w, 2, 3) == 2,
@@ -359,7 +397,7 @@ static void test_to_per_cpu(enum cidk_cid_variant v)
 	ok(st(&w).bitmap_rmw == rmw,
 	   "%s: per-CPU: switches on CPUs that own a CID do no bitmap RMW",
 	   w.name);
-	state_is(&w, "0c 1c 2c 2c 3c",
+	state_is(&w, "1c 0c 2c 2c 3c",
 		 "tasks 2 and 3 both record CPU 2's CID (only one runs)");
 	walks_are(&w, cur ? "switches 1 walks 1 visits 5 drops 0"
 			  : "switches 1 walks 1 visits 4 drops 0",
@@ -376,31 +414,45 @@ static void test_to_per_cpu(enum cidk_cid_variant v)
 }
 
 /*
- * The threshold counts allowed CPUs, not possible ones: nr_cpu_ids 8,
- * allowed 0-3.  KERNEL: the merged series (tip 340af997d25d "Provide CID
- * ownership mode fixup functions", and 6.19) switches when users >
- * max_cids = min(opt + opt/4, num_possible_cpus()), opt = min(allowed,
- * users): with 4 allowed CPUs the 5th user still fits (max_cids 5) and
- * the 6th switches; allocation and convergence use that max_cids too.
- * ownership.c has max_cids = opt and switches at users > min(allowed,
- * nr_cpu_ids): at the 5th user.  Asserting what ownership.c does
- * (reported).
+ * The threshold counts allowed CPUs, not possible ones, with the merged
+ * design's 25% allowance (tip 340af997d25d "Provide CID ownership mode
+ * fixup functions", and 6.19): max_cids = min(opt + opt/4, nr_cpu_ids),
+ * opt = min(allowed, users), and the mm switches when users > max_cids.
+ * nr_cpu_ids 8, allowed 0-3: the 5th user still fits (max_cids 5) and
+ * owns CID 4, above nr_cpus_allowed; the 6th switches, pcpu_thrs =
+ * min(4 - 4/4, 8/2) = 3.  Task 4 runs on CPU 0 during the walk: CPU 0
+ * ends up owning CID 4 (below max_cids 5, so kept at switch-out).
  */
 static void test_threshold_allowed(enum cidk_cid_variant v)
 {
 	struct world w;
+	bool cur = v == CIDK_CID_VARIANT_CURRENT;
 
 	world_init(&w, v, 8, 4);
 	fork_n(&w, 4);
 	walks_are(&w, "switches 0 walks 0 visits 0 drops 0",
 		  "8 possible, 4 allowed: four users fit");
 	fork_task(&w);
-	ok(st(&w).mode_switches == 1,
-	   "%s: the 5th user switches to per-CPU (users 5 > min(4 allowed, 8))",
+	walks_are(&w, "switches 0 walks 0 visits 0 drops 0",
+		  "the 5th user fits too (users 5 <= max_cids min(4 + 1, 8) = 5)");
+	ok(cidk_cid_nr_cpus_allowed(w.mm) == 4 && in(&w, 0, 4) == 4,
+	   "%s: per-task: the 5th task runs with CID 4 >= nr_cpus_allowed 4",
 	   w.name);
-	state_is(&w, "- - - - -", "nobody ran: every CID went back to the pool");
-	ok(in(&w, 0, 4) == 0 && in(&w, 1, 0) == 1,
-	   "%s: CIDs restart from 0 on CPUs 0 and 1", w.name);
+	state_is(&w, "0 1 2 3 4", "per-task: five task-owned CIDs");
+	fork_task(&w);
+	ok(st(&w).mode_switches == 1,
+	   "%s: the 6th user switches to per-CPU (users 6 > max_cids 5)", w.name);
+	state_is(&w, cur ? "- - - - 4t -" : "- - - - 4c -",
+		 "only task 4 ran: its CID to CPU 0, the others' to the pool");
+	out(&w, 4);
+	state_is(&w, "- - - - 4c -",
+		 cur ? "task 4 out: its transit CID 4 (< max_cids 5) goes to CPU 0"
+		     : "task 4 out: CPU 0 keeps CID 4");
+	ok(in(&w, 0, 0) == 4 && in(&w, 1, 1) == 0 && in(&w, 2, 2) == 1,
+	   "%s: per-CPU: CPU 0 keeps CID 4, CPUs 1 and 2 take 0 and 1", w.name);
+	walks_are(&w, cur ? "switches 1 walks 1 visits 6 drops 0"
+			  : "switches 1 walks 1 visits 5 drops 0",
+		  "one walk, nothing dropped at switch-out");
 	world_fini(&w);
 }
 
@@ -534,6 +586,7 @@ static void test_migration(enum cidk_cid_variant v)
 static void test_convergence(enum cidk_cid_variant v)
 {
 	struct world w;
+	bool cur = v == CIDK_CID_VARIANT_CURRENT;
 
 	/* per-task: task 3 owns CID 3; users fall to 2 */
 	world_init(&w, v, 4, 4);
@@ -560,13 +613,17 @@ static void test_convergence(enum cidk_cid_variant v)
 
 	/*
 	 * per-CPU: task 3 runs on CPU 3 with CID 3 when the fifth fork
-	 * switches, so CPU 3 owns CID 3; exits to 2 users (= pcpu_thrs 2)
-	 * stay per-CPU with max_cids 2.
+	 * switches, and switches out before the exits, so CPU 3 owns CID 3
+	 * (current: handed over at that switch-out, 3 < max_cids 4); exits
+	 * to 2 users (= pcpu_thrs 2) stay per-CPU with max_cids 2.
 	 */
 	world_init(&w, v, 4, 4);
 	fork_n(&w, 4);
 	in(&w, 3, 3);
 	fork_task(&w);
+	state_is(&w, cur ? "- - - 3t -" : "- - - 3c -",
+		 "per-CPU: task 3's CID 3 to CPU 3 (current: in transit)");
+	out(&w, 3);
 	state_is(&w, "- - - 3c -", "per-CPU: CPU 3 owns task 3's CID 3");
 	w.strict = false;
 	ex(&w, 4);
@@ -575,7 +632,6 @@ static void test_convergence(enum cidk_cid_variant v)
 	ok(cidk_cid_nr_users(w.mm) == 2 && st(&w).mode_switches == 1 &&
 	   cidk_cid_max_cids(w.mm) == 2,
 	   "%s: two users (= pcpu_thrs): still per-CPU, max_cids 2", w.name);
-	out(&w, 3);
 	ok(in(&w, 3, 2) == 3,
 	   "%s: task 2 (no record) on CPU 3: takes the CPU's CID 3 as it is",
 	   w.name);
@@ -586,6 +642,33 @@ static void test_convergence(enum cidk_cid_variant v)
 	state_is(&w, "0c 3c", "CPU 3 now owns CID 0 (task 3's record is stale)");
 	out(&w, 2);
 	ok(in(&w, 3, 3) == 0, "%s: task 3 on CPU 3: the CPU's CID 0", w.name);
+	world_fini(&w);
+
+	/*
+	 * The same, but task 3 still runs when the exits bring max_cids to
+	 * 2: current drops its transit CID 3 (>= max_cids) at switch-out
+	 * ([WOES] 4/4), and CPU 3 owns nothing; v6.19's CPU 3 owns CID 3.
+	 */
+	world_init(&w, v, 4, 4);
+	fork_n(&w, 4);
+	in(&w, 3, 3);
+	fork_task(&w);
+	w.strict = false;
+	ex(&w, 4);
+	ex(&w, 0);
+	ex(&w, 1);
+	out(&w, 3);
+	state_is(&w, cur ? "- -" : "- 3c",
+		 cur ? "transit CID 3 >= max_cids 2: dropped at switch-out"
+		     : "CPU 3 owns CID 3");
+	walks_are(&w, cur ? "switches 1 walks 1 visits 5 drops 1"
+			  : "switches 1 walks 1 visits 4 drops 0",
+		  cur ? "one transit drop" : "no transit drop");
+	w.strict = cur; /* v6.19: the slow path keeps CID 3 >= max_cids 2 */
+	ok(in(&w, 3, 2) == (cur ? 0u : 3u),
+	   "%s: task 2 on CPU 3: %s", w.name,
+	   cur ? "CPU 3 owns nothing: the lowest free CID 0"
+	       : "the CPU's CID 3 as it is");
 	world_fini(&w);
 }
 
@@ -619,7 +702,8 @@ static void test_affinity(enum cidk_cid_variant v, bool widen)
 		ok(cidk_cid_set_affinity(w.mm, &w.t[7], all) == 14 &&
 		   cidk_cid_nr_cpus_allowed(w.mm) == 16 &&
 		   cidk_cid_max_cids(w.mm) == 8,
-		   "%s: task 7 allowed everywhere: +14 CPUs, max_cids 8", w.name);
+		   "%s: task 7 allowed everywhere: +14 CPUs, min(nr_cpus_allowed, "
+		   "nr_users) 8", w.name);
 		cidk_mask_free(all);
 		check(&w, "set_affinity");
 		ok(st(&w).mode_switches == 1,

@@ -12,7 +12,10 @@
  * CID and expansion), and ownership (per-task and per-CPU modes, the two
  * walks, transit, convergence).  The models keep their own bitmap, slots
  * and task records; the scan's return value (CPUs visited) is compared
- * too.  Strict bounds, where a policy promises them: a CID handed out at
+ * too; for ownership, every task's record (CID and ownership flags)
+ * after every event, and a run whose masks leave half the CPUs unused, so
+ * that users exceed the allowed CPUs within the 25% allowance.  Strict
+ * bounds, where a policy promises them: a CID handed out at
  * switch-in by bitmap and inherit is below min(nr_cpus_allowed, nr_users);
  * the lazy family promises only nr_cpus_allowed (the checker), since it
  * reuses a CPU's CID with no bound check, as the kernel does.
@@ -82,6 +85,9 @@ struct machine {
 	struct cidk__prng rng;
 	uint64_t now;
 	unsigned int diffs, compared, failures, bound_fails, scans, events[16];
+	unsigned int records, rdiffs; /* ownership records compared, differing */
+	unsigned int span;     /* masks stay within CPUs [0, span) */
+	unsigned int over_allowed; /* ownership: per-task with users > allowed */
 	char why[256];
 };
 
@@ -89,11 +95,11 @@ static void random_mask(struct machine *w, struct cidk_mask *m)
 {
 	cidk_mask_zero(m);
 	if (cidk__prng_below(&w->rng, 3) == 0) {
-		cidk_mask_fill(m);
+		cidk_mask_set_range(m, 0, w->span);
 		return;
 	}
 	do {
-		for (unsigned int c = 0; c < w->ncpu; c++)
+		for (unsigned int c = 0; c < w->span; c++)
 			if (cidk__prng_below(&w->rng, 3) == 0)
 				cidk_mask_set(m, c);
 	} while (cidk_mask_empty(m));
@@ -331,26 +337,31 @@ static void lz_migrate(struct rmm *r, unsigned int ti, unsigned int from,
 
 /*
  * ---- ownership model ----------------------------------------------------------
- * Rules (lib/cid/ownership.c's header, the kernel's 6.19 design), one
- * thread at a time so no transition is ever in flight at a switch:
+ * Rules (lib/cid/ownership.c's header, the kernel's design with the 2026
+ * fixes: the current variant), one thread at a time so no transition is
+ * ever in flight at a switch:
+ *   - max_cids = min(opt + opt/4, nr_cpu_ids), opt = min(allowed, users),
+ *     recomputed at every fork, exit and widening (the 25% allowance: a
+ *     CID may be >= allowed, never >= nr_cpu_ids);
  *   - per-task mode: a task owns a CID from its fork and keeps it; at
  *     switch-in a CPU still owning a CID from per-CPU mode gives it to a
  *     task that has none, or frees it; a task owning a CID >= max_cids
  *     swaps it for the lowest free one below max_cids, if any, when its
  *     CPU's record is a task CID too;
- *   - per-CPU mode (entered at a fork making users > min(allowed,
- *     nr_cpu_ids)): the fork walks the tasks in creation order, the CID of
- *     a running one goes to its CPU, the others' are freed; a task then
- *     uses its CPU's CID (swapped down when >= max_cids and the task
- *     arrived with a CPU CID), or gives its own CID to an empty CPU, or
- *     frees it when the CPU has one; a CPU with nothing takes the lowest
- *     free (below max_cids, else anywhere);
+ *   - per-CPU mode (entered at a fork making users > max_cids): the fork
+ *     walks the tasks in creation order, the CID of a running one goes in
+ *     transit (the task's and its CPU's record: CID | transit), the
+ *     others' are freed; a task then uses its CPU's CID (swapped down
+ *     when >= max_cids and the task arrived with a CPU CID), or gives its
+ *     own CID to an empty CPU, or frees it when the CPU has one; a CPU
+ *     with nothing takes the lowest free (below max_cids, else anywhere);
  *   - back (users < thrs = min(opt - opt/4, nr_cpu_ids/2), opt = min(allowed,
  *     users) at the switch, recomputed when the union widens): the CPUs
  *     are walked, a CPU's CID goes in transit to the task running there or
- *     is freed; a running task's own CID is marked transit; a transit CID
- *     is kept at switch-out when below max_cids (by the CPU in per-CPU
- *     mode), else freed.
+ *     is freed; a running task's own CID is marked transit;
+ *   - either way, a transit CID is kept at switch-out when below max_cids
+ *     (by the CPU in per-CPU mode, by the task in per-task mode), else
+ *     freed.
  */
 #define M_UNSET 0x80000000u
 #define M_CPU 0x40000000u
@@ -402,9 +413,9 @@ static void ow_update(struct rmm *r, bool widened)
 
 	if (thrs > r->ncpu / 2)
 		thrs = r->ncpu / 2;
-	r->max_cids = opt;
+	r->max_cids = opt + opt / 4 < r->ncpu ? opt + opt / 4 : r->ncpu;
 	if (!r->percpu) {
-		if (users <= (allowed < r->ncpu ? allowed : r->ncpu))
+		if (users <= r->max_cids)
 			return;
 		r->percpu = true;
 		r->thrs = thrs;
@@ -415,7 +426,8 @@ static void ow_update(struct rmm *r, bool widened)
 			if (!r->task[ti].alive || !m_plain(t->own))
 				continue;
 			if (t->run && r->curr[t->cpu] == ti) {
-				t->own |= M_CPU;
+				/* in transit; its switch-out hands it over */
+				t->own |= M_TRANSIT;
 				r->cpu_cid[t->cpu] = t->own;
 			} else {
 				r->owned[t->own] = false;
@@ -614,6 +626,19 @@ static void check_all(struct machine *w, const char *what)
 			if (!w->failures++)
 				diag("after %s: mm %d: %s", what, mi, w->why);
 		}
+		/* ownership: the task's record (flags too) is the model's */
+		if (r->kind == CIDK_CID_OWNERSHIP && !r->percpu &&
+		    r->users > cidk_mask_weight(r->uni))
+			w->over_allowed++; /* inside the 25% allowance */
+		for (int i = 0; r->kind == CIDK_CID_OWNERSHIP && i < MAXT; i++) {
+			if (!r->task[i].alive)
+				continue;
+			w->records++;
+			if (r->task[i].t.own != r->rt[i].own && !w->rdiffs++)
+				diag("after %s: mm %d task %d: record %#x, "
+				     "reference %#x", what, mi, i,
+				     r->task[i].t.own, r->rt[i].own);
+		}
 		if (cidk_cid_nr_users(r->mm) != r->users ||
 		    cidk_cid_nr_cpus_allowed(r->mm) != cidk_mask_weight(r->uni)) {
 			if (!w->failures++)
@@ -738,8 +763,10 @@ static void inject_double(struct machine *w)
 	   cidk_cid_policy_name(cidk_cid_mm_policy(r->mm)));
 }
 
+/* @span: the tasks' masks stay within CPUs [0, span), span <= ncpu */
 static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
-		enum cidk_cid_scan_trigger trig, uint64_t seed)
+		unsigned int span, enum cidk_cid_scan_trigger trig,
+		uint64_t seed)
 {
 	struct machine w;
 	struct cidk_cid_params p;
@@ -747,6 +774,7 @@ static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 
 	memset(&w, 0, sizeof(w));
 	w.ncpu = ncpu;
+	w.span = span;
 	cidk__prng_seed(&w.rng, seed);
 	cidk_cid_params_default(&p, kind);
 	p.trigger = trig;
@@ -886,7 +914,16 @@ static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 		ok(w.bound_fails == 0,
 		   "%s: every CID handed out is below min(nr_cpus_allowed, nr_users)",
 		   cidk_cid_policy_name(kind));
-	if (kind == CIDK_CID_OWNERSHIP && ncpu <= 8) /* more users than CPUs */
+	if (kind == CIDK_CID_OWNERSHIP)
+		ok(w.rdiffs == 0 && w.records > EVENTS,
+		   "%s: all %u task records (CID, ONCPU and TRANSIT flags) equal "
+		   "the reference model's", cidk_cid_policy_name(kind), w.records);
+	if (kind == CIDK_CID_OWNERSHIP && span < ncpu)
+		ok(w.over_allowed > 0,
+		   "%s: masks within CPUs 0-%u of %u: %u checks in per-task mode "
+		   "with more users than allowed CPUs (the 25%% allowance)",
+		   cidk_cid_policy_name(kind), span - 1, ncpu, w.over_allowed);
+	if (kind == CIDK_CID_OWNERSHIP && span <= 8) /* more users than CPUs */
 		ok(st.mode_switches > 0 && st.fixup_walks > 0,
 		   "%s: mode switches %llu, fixup walks %llu",
 		   cidk_cid_policy_name(kind),
@@ -913,8 +950,10 @@ static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 int main(void)
 {
 	for (int k = 0; k < CIDK_CID_NR_POLICIES; k++) {
-		run(k, 8, CIDK_CID_SCAN_RETURN_TO_USER, 1 + k);
-		run(k, 70, CIDK_CID_SCAN_TICK, 100 + k);
+		run(k, 8, 8, CIDK_CID_SCAN_RETURN_TO_USER, 1 + k);
+		run(k, 70, 70, CIDK_CID_SCAN_TICK, 100 + k);
 	}
+	/* fewer allowed CPUs than possible: the 25% allowance matters */
+	run(CIDK_CID_OWNERSHIP, 12, 6, CIDK_CID_SCAN_RETURN_TO_USER, 300);
 	return done_testing();
 }
