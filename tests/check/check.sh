@@ -49,6 +49,17 @@ for p in bitmap lazy lazy-batched cache-local inherit ownership; do
 	ok $? "$p: all 11 scenarios pass within 1 preemption"
 done
 
+# Sleep sets prune schedules, never states: with and without them the
+# search reaches the same distinct states (and the same verdict).
+for s in switch-back lazy-put fork-exit; do
+	run check --scenario $s
+	a=$(echo "$out" | sed -n 's/.*: pass - \([0-9]*\) schedules, \([0-9]*\) states.*/\1 \2/p')
+	run check --scenario $s --no-por
+	b=$(echo "$out" | sed -n 's/.*: pass - \([0-9]*\) schedules, \([0-9]*\) states.*/\1 \2/p')
+	[ -n "$a" ] && [ -n "$b" ] && [ "${a#* }" = "${b#* }" ] && [ "${a% *}" -le "${b% *}" ]
+	ok $? "$s: sleep sets reach the same states with no more schedules ($a vs $b)"
+done
+
 run check --mutants
 [ $rc -eq 0 ] && echo "$out" | grep -q '^11 of 11 mutants killed' &&
 	! echo "$out" | grep -q SURVIVED
