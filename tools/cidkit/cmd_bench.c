@@ -11,6 +11,7 @@ static const struct cli_cmd benches[] = {
 	{ "topo", cmd_bench_topo, "span sanity: pairwise vs linear on 1920 and 8192 CPUs" },
 	{ "call", cmd_bench_call, "domain-affine call: direct vs hand-off to this/another CPU" },
 	{ "cat", cmd_bench_cat, "counter reads: open+read+close vs open once + pread" },
+	{ "percpu", cmd_bench_percpu, "ns per per-CPU counter increment: rseq, atomics, leases, mutex" },
 	{ NULL, NULL, NULL },
 };
 

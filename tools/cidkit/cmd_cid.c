@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cidkit/mask.h>
+#include <cidkit/percpu.h>
 #include <cidkit/rseq.h>
 
 #include "cli.h"
@@ -39,7 +40,9 @@ static const char usage[] =
 	"reads the kernel's cpu_id and mm_cid (its concurrency ID) from rseq and\n"
 	"records what it saw.  Prints per thread the CPUs and mm_cids seen (as\n"
 	"cpulists), overall the largest mm_cid and the number of distinct ones,\n"
-	"and what rseq provides here (who registered the area, feature size).\n"
+	"and what rseq provides here (who registered the area, feature size),\n"
+	"and which path the per-CPU operations take (cidkit/percpu.h: rseq\n"
+	"critical sections, or the atomic fallback, and why).\n"
 	"Without mm_cid (old kernel, no rseq) it says so and still shows CPUs.\n"
 	"\n"
 	"  --threads N    threads, 1..4096 (default: 2 x online CPUs)\n"
@@ -159,6 +162,10 @@ static void print_human(const struct cidk_rseq_info *info, struct worker *w,
 	       info->has_mm_cid ? "yes" : "no");
 	if (!info->has_mm_cid)
 		printf("mm_cid unavailable: %s\n", no_mm_cid_reason(info));
+	printf("percpu ops: by cpu_id %s, by mm_cid %s (%s)\n",
+	       cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_CPU_ID)),
+	       cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_MM_CID)),
+	       cidk_percpu_why(CIDK_PERCPU_MM_CID));
 	printf("%u threads, %u ms of wake/sleep bursts, allowed CPUs ", n, ms);
 	print_list(allowed, 0);
 	printf("\n\n%6s %10s %-12s %-12s %s\n", "thread", "samples", "cpus",
@@ -198,6 +205,9 @@ static void print_json(const struct cidk_rseq_info *info, struct worker *w,
 	       info->glibc_size, info->feature_size, info->align,
 	       info->has_node_id ? "true" : "false",
 	       info->has_mm_cid ? "true" : "false", info->register_error);
+	printf(" \"percpu\": {\"cpu_id\": \"%s\", \"mm_cid\": \"%s\"},\n",
+	       cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_CPU_ID)),
+	       cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_MM_CID)));
 	printf(" \"threads\": %u, \"duration_ms\": %u, \"allowed_cpus\": ", n, ms);
 	print_list(allowed, 1);
 	printf(",\n \"per_thread\": [\n");

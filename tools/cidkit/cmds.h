@@ -26,5 +26,6 @@ int cmd_bench_topo(int argc, char **argv);
 int cmd_bench_lease(int argc, char **argv);
 int cmd_bench_call(int argc, char **argv);
 int cmd_bench_cat(int argc, char **argv);
+int cmd_bench_percpu(int argc, char **argv);
 
 #endif /* CIDKIT_TOOLS_CMDS_H */

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/percpu.c - ns per per-CPU counter increment (see bench_percpu.h).
+ *
+ * Each alternative is a loop function (so that the increment is inlined
+ * into its loop, as a user's would be) and a sum function; a persistent
+ * pool of worker threads runs each alternative in turn, started and
+ * stopped by barriers, so thread creation is never timed.  The counters
+ * of every alternative live in their own pool object (or their own cache
+ * line), never shared with another alternative.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cidkit/lease.h>
+#include <cidkit/percpu.h>
+#include <cidkit/rseq.h>
+
+#include "bench_percpu.h"
+#include "util/clock.h"
+
+struct ctx {
+	struct cidk_pool *pool;
+	cidk_pool_handle h;
+	struct cidk_lease_domain *dom;
+	pthread_mutex_t lock;
+	int lock_ready;
+	alignas(64) _Atomic intptr_t shared;
+	alignas(64) intptr_t locked; /* guarded by lock */
+};
+
+struct alt {
+	char what[48];
+	int kind; /* leases: the policy */
+	enum cidk_percpu_index idx; /* rows with a percpu path */
+	int has_path;
+	int (*setup)(struct alt *a, struct ctx *c);
+	void (*loop)(struct ctx *c, unsigned int iters);
+	intptr_t (*sum)(struct ctx *c);
+};
+
+static void loop_rseq_cpu(struct ctx *c, unsigned int iters)
+{
+	for (unsigned int i = 0; i < iters; i++)
+		cidk_percpu_add_index(c->pool, c->h, CIDK_PERCPU_CPU_ID, 1);
+}
+
+static void loop_rseq_cid(struct ctx *c, unsigned int iters)
+{
+	for (unsigned int i = 0; i < iters; i++)
+		cidk_percpu_add_index(c->pool, c->h, CIDK_PERCPU_MM_CID, 1);
+}
+
+static void loop_fallback(struct ctx *c, unsigned int iters)
+{
+	for (unsigned int i = 0; i < iters; i++)
+		cidk_percpu_add_atomic(c->pool, c->h, CIDK_PERCPU_MM_CID, 1);
+}
+
+/* What a user writes without cidk_percpu: the kernel's mm_cid, then an
+ * atomic add on that CID's copy (cpu_id when the kernel has no mm_cid). */
+static void loop_mm_cid_atomic(struct ctx *c, unsigned int iters)
+{
+	for (unsigned int i = 0; i < iters; i++) {
+		int cid = cidk_rseq_mm_cid();
+
+		if (cid < 0)
+			cid = cidk_rseq_cpu_id();
+		if (cid < 0 || (unsigned int)cid >= c->pool->max_cids)
+			cid = 0;
+		atomic_fetch_add_explicit(
+			(_Atomic intptr_t *)cidk_pool_ptr(c->pool, c->h,
+							  (unsigned int)cid),
+			1, memory_order_relaxed);
+	}
+}
+
+static void loop_lease(struct ctx *c, unsigned int iters)
+{
+	for (unsigned int i = 0; i < iters; i++) {
+		int cid = cidk_lease_enter(c->dom);
+
+		if (cid >= 0) {
+			(*(intptr_t *)cidk_pool_ptr(c->pool, c->h,
+						    (unsigned int)cid))++;
+			cidk_lease_exit(c->dom);
+		}
+	}
+}
+
+static void loop_shared(struct ctx *c, unsigned int iters)
+{
+	for (unsigned int i = 0; i < iters; i++)
+		atomic_fetch_add_explicit(&c->shared, 1, memory_order_relaxed);
+}
+
+static void loop_mutex(struct ctx *c, unsigned int iters)
+{
+	for (unsigned int i = 0; i < iters; i++) {
+		pthread_mutex_lock(&c->lock);
+		c->locked++;
+		pthread_mutex_unlock(&c->lock);
+	}
+}
+
+static intptr_t sum_pool(struct ctx *c)
+{
+	return cidk_percpu_sum(c->pool, c->h);
+}
+
+static intptr_t sum_shared(struct ctx *c)
+{
+	return atomic_load(&c->shared);
+}
+
+static intptr_t sum_locked(struct ctx *c)
+{
+	intptr_t v;
+
+	pthread_mutex_lock(&c->lock);
+	v = c->locked;
+	pthread_mutex_unlock(&c->lock);
+	return v;
+}
+
+static int setup_pool(struct alt *a, struct ctx *c)
+{
+	(void)a;
+	c->pool = cidk_pool_create(cidk_percpu_nr_copies(), CIDK_POOL_LINE);
+	if (!c->pool)
+		return -errno;
+	c->h = cidk_pool_alloc(c->pool, sizeof(intptr_t), sizeof(intptr_t),
+			       NULL);
+	return c->h < 0 ? (int)c->h : 0;
+}
+
+static int setup_lease(struct alt *a, struct ctx *c)
+{
+	struct cidk_cid_params p;
+	int rc = setup_pool(a, c);
+
+	if (rc)
+		return rc;
+	cidk_cid_params_default(&p, (enum cidk_cid_policy_kind)a->kind);
+	return cidk_lease_domain_create(&p, c->pool->max_cids, &c->dom);
+}
+
+static int setup_lock(struct alt *a, struct ctx *c)
+{
+	(void)a;
+	if (pthread_mutex_init(&c->lock, NULL))
+		return -ENOMEM;
+	c->lock_ready = 1;
+	return 0;
+}
+
+static void teardown(struct ctx *c)
+{
+	cidk_lease_domain_destroy(c->dom);
+	cidk_pool_destroy(c->pool);
+	if (c->lock_ready)
+		pthread_mutex_destroy(&c->lock);
+}
+
+#define NBASE 6
+#define NALTS (NBASE + CIDK_CID_NR_POLICIES)
+
+/* The table, in the order of the issue: percpu rows, leases, baselines. */
+static unsigned int make_alts(struct alt *a)
+{
+	unsigned int n = 0;
+
+	memset(a, 0, NALTS * sizeof(*a));
+	a[n] = (struct alt){ "rseq-add:cpu", 0, CIDK_PERCPU_CPU_ID, 1,
+			     setup_pool, loop_rseq_cpu, sum_pool };
+	n++;
+	a[n] = (struct alt){ "rseq-add:mm_cid", 0, CIDK_PERCPU_MM_CID, 1,
+			     setup_pool, loop_rseq_cid, sum_pool };
+	n++;
+	a[n] = (struct alt){ "atomic-fallback", 0, CIDK_PERCPU_MM_CID, 0,
+			     setup_pool, loop_fallback, sum_pool };
+	n++;
+	a[n] = (struct alt){ "mm_cid+atomic", 0, CIDK_PERCPU_MM_CID, 0,
+			     setup_pool, loop_mm_cid_atomic, sum_pool };
+	n++;
+	for (int k = 0; k < CIDK_CID_NR_POLICIES; k++, n++) {
+		snprintf(a[n].what, sizeof(a[n].what), "lease:%s",
+			 cidk_cid_policy_name((enum cidk_cid_policy_kind)k));
+		a[n].kind = k;
+		a[n].setup = setup_lease;
+		a[n].loop = loop_lease;
+		a[n].sum = sum_pool;
+	}
+	a[n] = (struct alt){ "shared-atomic", 0, CIDK_PERCPU_CPU_ID, 0, NULL,
+			     loop_shared, sum_shared };
+	n++;
+	a[n] = (struct alt){ "mutex", 0, CIDK_PERCPU_CPU_ID, 0, setup_lock,
+			     loop_mutex, sum_locked };
+	n++;
+	return n;
+}
+
+struct wpool {
+	pthread_barrier_t start, done;
+	const struct alt *alt;
+	struct ctx *ctx;
+	unsigned int iters;
+	double *ns;		/* per worker */
+	unsigned long *aborts;	/* per worker, this run */
+	int quit;
+	atomic_int armed; /* the barriers exist */
+};
+
+struct worker {
+	struct wpool *pool;
+	unsigned int id;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct wpool *p = w->pool;
+
+	while (!atomic_load(&p->armed))
+		sched_yield();
+	for (;;) {
+		uint64_t t0, t1;
+		unsigned long a0;
+
+		pthread_barrier_wait(&p->start);
+		if (p->quit)
+			break;
+		a0 = cidk_percpu_aborts();
+		t0 = cidk__now_ns();
+		p->alt->loop(p->ctx, p->iters);
+		t1 = cidk__now_ns();
+		p->ns[w->id] = (double)(t1 - t0) / p->iters;
+		p->aborts[w->id] = cidk_percpu_aborts() - a0;
+		pthread_barrier_wait(&p->done);
+	}
+	return NULL;
+}
+
+int bench_percpu_run(unsigned int nthreads, unsigned int iters,
+		     unsigned int reps, struct bench_percpu_row **rows,
+		     unsigned int *nrows, const char **bad)
+{
+	static struct alt alts[NALTS];
+	unsigned int nalts;
+	struct wpool p;
+	pthread_t *th = NULL;
+	struct worker *w = NULL;
+	double *samples = NULL;
+	struct ctx *ctx = NULL;
+	struct bench_percpu_row *r = NULL;
+	unsigned int started = 0;
+	int rc = -ENOMEM;
+
+	if (!nthreads || !iters || !reps)
+		return -EINVAL;
+	nalts = make_alts(alts);
+	memset(&p, 0, sizeof(p));
+	atomic_init(&p.armed, 0);
+	p.iters = iters;
+	th = calloc(nthreads, sizeof(*th));
+	w = calloc(nthreads, sizeof(*w));
+	samples = calloc((size_t)nalts * reps, sizeof(double));
+	p.ns = calloc(nthreads, sizeof(double));
+	p.aborts = calloc(nthreads, sizeof(unsigned long));
+	ctx = aligned_alloc(64, nalts * sizeof(*ctx));
+	r = calloc(nalts, sizeof(*r));
+	if (!th || !w || !samples || !p.ns || !p.aborts || !ctx || !r)
+		goto out_free;
+	memset(ctx, 0, nalts * sizeof(*ctx));
+	for (unsigned int a = 0; a < nalts; a++) {
+		atomic_init(&ctx[a].shared, 0);
+		rc = alts[a].setup ? alts[a].setup(&alts[a], &ctx[a]) : 0;
+		if (rc)
+			goto out_ctx;
+	}
+	for (; started < nthreads; started++) {
+		w[started].pool = &p;
+		w[started].id = started;
+		rc = -pthread_create(&th[started], NULL, worker_main, &w[started]);
+		if (rc)
+			break;
+	}
+	/* on failure the started workers are only released to quit */
+	pthread_barrier_init(&p.start, NULL, started + 1);
+	pthread_barrier_init(&p.done, NULL, started + 1);
+	atomic_store(&p.armed, 1);
+	for (unsigned int rep = 0; !rc && rep < reps; rep++) {
+		for (unsigned int a = 0; !rc && a < nalts; a++) {
+			double sum = 0;
+			intptr_t before = alts[a].sum(&ctx[a]);
+
+			p.alt = &alts[a];
+			p.ctx = &ctx[a];
+			pthread_barrier_wait(&p.start);
+			pthread_barrier_wait(&p.done);
+			for (unsigned int t = 0; t < nthreads; t++) {
+				sum += p.ns[t];
+				r[a].aborts += p.aborts[t];
+			}
+			samples[a * reps + rep] = sum / nthreads;
+			if ((uintptr_t)alts[a].sum(&ctx[a]) - (uintptr_t)before !=
+			    (uintptr_t)nthreads * iters) {
+				*bad = alts[a].what;
+				rc = -EIO;
+			}
+		}
+	}
+	p.quit = 1;
+	pthread_barrier_wait(&p.start);
+	for (unsigned int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_barrier_destroy(&p.start);
+	pthread_barrier_destroy(&p.done);
+	for (unsigned int a = 0; !rc && a < nalts; a++) {
+		r[a].what = alts[a].what;
+		r[a].path = alts[a].has_path ?
+			cidk_percpu_path_name(cidk_percpu_path(alts[a].idx)) :
+			!strcmp(alts[a].what, "atomic-fallback") ? "atomic" : "-";
+		r[a].threads = nthreads;
+		cidk__summarize(&samples[a * reps], reps, &r[a].ns);
+	}
+out_ctx:
+	for (unsigned int a = 0; a < nalts; a++)
+		teardown(&ctx[a]);
+out_free:
+	free(th);
+	free(w);
+	free(samples);
+	free(p.ns);
+	free(p.aborts);
+	free(ctx);
+	if (rc) {
+		free(r);
+		return rc;
+	}
+	*rows = r;
+	*nrows = nalts;
+	return 0;
+}

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit/percpu.h - per-CPU operations without atomic instructions: rseq
+ * critical sections on the copies of a cidk_pool object, indexed by the
+ * kernel's cpu_id or by its mm_cid.
+ *
+ *   pool = cidk_pool_create(cidk_percpu_nr_copies(), 64);
+ *   h    = cidk_pool_alloc(pool, sizeof(intptr_t), sizeof(intptr_t), NULL);
+ *   cidk_percpu_add(pool, h, 1);              // any thread, any time
+ *   total = cidk_percpu_sum(pool, h);
+ *
+ * How it works (x86-64): an operation reads the thread's index (cpu_id or
+ * mm_cid) from its rseq area, computes the address of that index's copy,
+ * then enters a restartable sequence: it stores the address of a
+ * descriptor (struct rseq_cs: version, flags, start_ip, post_commit_offset,
+ * abort_ip) into the area's rseq_cs field, checks that the index is still
+ * the one it read, and commits with one plain store (or one non-locked
+ * read-modify-write instruction).  If the kernel preempts, migrates or
+ * signals the thread between start_ip and the commit, it moves the thread
+ * to abort_ip, which is preceded by the 4-byte signature 0x53053053 (the
+ * one glibc registers with); the operation then counts an abort and starts
+ * again.  No other thread can touch the same copy in between: with
+ * cpu_id, only a thread on the same CPU could, and it runs only after a
+ * preemption; with mm_cid, the kernel gives an mm_cid to one running thread
+ * of the process at a time.
+ *
+ * Paths, chosen once at load time for the whole process
+ * (cidk_percpu_path()):
+ *   - rseq: x86-64, glibc registered the rseq area (glibc >= 2.35, not
+ *     disabled by GLIBC_TUNABLES=glibc.pthread.rseq=0, rseq(2) present:
+ *     not under valgrind), the library not built with ThreadSanitizer
+ *     (TSan cannot see the stores inside the assembly), and CIDK_PERCPU
+ *     not set to "atomic" in the environment.  mm_cid indexing also needs
+ *     a kernel that provides mm_cid (Linux >= 6.3).
+ *   - atomic: everything else (aarch64 included: not written yet).  The
+ *     same layout and the same indices, with atomic read-modify-writes
+ *     (and, for list pop, a lock bit in the head) instead of critical
+ *     sections; mm_cid indexing uses cpu_id when the kernel has no mm_cid.
+ * The two paths never run at the same time in one process.
+ *
+ * Sizes: cpu_id is below the number of possible CPUs, and so is mm_cid;
+ * a pool of cidk_percpu_nr_copies() copies serves both.  An index at or
+ * above the pool's max_cids makes an operation return -ERANGE (nothing
+ * changed): the pool is too small for this machine.
+ *
+ * Values: a counter or list head is an intptr_t in every copy (allocate it
+ * with size and alignment sizeof(intptr_t)).  Counters wrap as intptr_t
+ * arithmetic modulo 2^64 (done in uintptr_t, no undefined behaviour).
+ *
+ * Synchronization table (one object of one pool):
+ *
+ *   | op \ concurrent with        | add/cmpeqv/push/pop | sum           | pool destroy |
+ *   |-----------------------------|---------------------|---------------|--------------|
+ *   | add, cmpeqv_storev          | yes (any thread)    | yes           | no           |
+ *   | list push, list pop         | yes (any thread)    | n/a           | no           |
+ *   | sum                         | yes: a snapshot per copy, not of the total | yes | no |
+ *
+ * Workload: add/cmpeqv/push/pop are the hot paths (inline, no call on the
+ * rseq path); sum, the queries and abort counting are cold.
+ *
+ * Public header: ISO C11 except the x86-64 critical sections, which are
+ * GNU inline assembly (__asm__) compiled only with GCC or Clang.
+ */
+#ifndef CIDKIT_PERCPU_H
+#define CIDKIT_PERCPU_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cidkit/common.h>
+#include <cidkit/pool.h>
+#include <cidkit/rseq.h>
+
+/* Which of the kernel's IDs picks the copy. */
+enum cidk_percpu_index {
+	CIDK_PERCPU_CPU_ID = 1, /* the CPU: copies for every possible CPU */
+	CIDK_PERCPU_MM_CID = 2, /* the concurrency ID: dense, low copies */
+};
+
+/* How the operations run in this process. */
+enum cidk_percpu_path {
+	CIDK_PERCPU_ATOMIC = 0, /* atomic RMW on the copies (fallback) */
+	CIDK_PERCPU_RSEQ = 1,   /* rseq critical sections, no atomics */
+};
+
+/* The signature before every abort handler (x86: ud1 <sig>(%rip),%edi). */
+#define CIDK_PERCPU_RSEQ_SIG 0x53053053u
+
+/*
+ * Process-wide word, written by a constructor before main() and read-only
+ * afterwards: bit CIDK_PERCPU_CPU_ID / CIDK_PERCPU_MM_CID set means that
+ * indexing runs as rseq critical sections.  Not for direct use: ask
+ * cidk_percpu_path().
+ */
+CIDK_EXPORT extern unsigned int cidk_percpu_rseq_mask;
+
+/*
+ * A list node for cidk_percpu_list_push/pop: embed it in your object.
+ * Nodes must be at least 2-byte aligned (the atomic path locks a list with
+ * the low bit of its head).
+ */
+struct cidk_percpu_node {
+	struct cidk_percpu_node *next;
+};
+
+/*
+ * cidk_percpu_path - the path operations indexed by @idx take in this
+ * process (the same for every thread, for the process's whole life).
+ * MT-safe.
+ */
+CIDK_EXPORT enum cidk_percpu_path cidk_percpu_path(enum cidk_percpu_index idx);
+
+/* cidk_percpu_path_name - "rseq" or "atomic". */
+CIDK_EXPORT const char *cidk_percpu_path_name(enum cidk_percpu_path path);
+
+/*
+ * cidk_percpu_why - one phrase saying why the atomic path was chosen for
+ * @idx ("CIDK_PERCPU=atomic", "glibc registered no rseq area", ...), or
+ * "rseq critical sections" when it was not.  MT-safe, static string.
+ */
+CIDK_EXPORT const char *cidk_percpu_why(enum cidk_percpu_index idx);
+
+/*
+ * cidk_percpu_nr_copies - copies a pool needs for either indexing: the
+ * number of possible CPUs (cpu_id and mm_cid are both below it).  At
+ * least 1.  MT-safe.
+ */
+CIDK_EXPORT unsigned int cidk_percpu_nr_copies(void);
+
+/*
+ * cidk_percpu_aborts - how many critical sections of the calling thread
+ * the kernel aborted (preemption, migration or signal inside) since the
+ * thread started; 0 on the atomic path.  For tests and benchmarks.
+ */
+CIDK_EXPORT unsigned long cidk_percpu_aborts(void);
+
+/* Called on the abort path only: counts one abort of this thread. */
+CIDK_EXPORT void cidk_percpu_count_abort(void);
+
+/*
+ * The atomic path of each operation (what the inline functions below call
+ * when the rseq path is off).  Callable directly, e.g. to compare costs;
+ * never mix them with the rseq path on the same object.
+ */
+CIDK_EXPORT int cidk_percpu_add_atomic(struct cidk_pool *pool,
+				       cidk_pool_handle h,
+				       enum cidk_percpu_index idx,
+				       intptr_t delta);
+CIDK_EXPORT int cidk_percpu_cmpeqv_storev_atomic(struct cidk_pool *pool,
+						 cidk_pool_handle h,
+						 enum cidk_percpu_index idx,
+						 unsigned int expect_index,
+						 intptr_t expect, intptr_t newv);
+CIDK_EXPORT int cidk_percpu_list_push_atomic(struct cidk_pool *pool,
+					     cidk_pool_handle h,
+					     enum cidk_percpu_index idx,
+					     struct cidk_percpu_node *node);
+CIDK_EXPORT struct cidk_percpu_node *
+cidk_percpu_list_pop_atomic(struct cidk_pool *pool, cidk_pool_handle h,
+			    enum cidk_percpu_index idx);
+
+/*
+ * cidk_percpu_index_now - the calling thread's current index of kind @idx
+ * as the operations see it (mm_cid falls back to cpu_id on the atomic path
+ * when the kernel has none).  A snapshot: the thread may migrate at once.
+ * Returns the index (>= 0) or a negative errno from the rseq readers.
+ */
+CIDK_EXPORT int cidk_percpu_index_now(enum cidk_percpu_index idx);
+
+/*
+ * cidk_percpu_sum - the sum of every copy of the intptr_t @h (as uintptr_t
+ * arithmetic).  Each copy is read once, atomically; concurrent adds may or
+ * may not be counted.  MT-safe.
+ */
+CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
+				     cidk_pool_handle h);
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CIDK_PERCPU_HAVE_RSEQ 1
+
+/*
+ * The critical sections.  Each returns 0 (committed), 1 (comparison
+ * failed, nothing stored), -1 (aborted by the kernel) or -2 (the index had
+ * changed before the section started); a negative result stored nothing.
+ * @rs is __rseq_offset, @off the index's offset in the area (4 or 24), @i
+ * the index the caller read and computed @v from.
+ *
+ * Layout of each: the descriptor (32-byte aligned, in section __rseq_cs,
+ * its address also in __rseq_cs_ptr_array for debuggers), the store of its
+ * address into rseq_cs, start_ip (label 1), the index check, the body, the
+ * commit instruction ending at post_commit_ip (label 2).  The abort
+ * handler lives in section __rseq_failure after the signature, so the fast
+ * path falls through without a taken branch.  The kernel clears rseq_cs
+ * lazily; nothing is stored after the commit.
+ */
+#define CIDK__PERCPU_CS_BEGIN(off_op)                                         \
+	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
+	".balign 32\n"                                                        \
+	"3:\n\t"                                                              \
+	".long 0, 0\n\t"                                                      \
+	".quad 1f, 2f - 1f, 4f\n\t"                                           \
+	".popsection\n\t"                                                     \
+	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"                        \
+	".quad 3b\n\t"                                                        \
+	".popsection\n\t"                                                     \
+	"leaq 3b(%%rip), %%rax\n\t"                                           \
+	"movq %%rax, %%fs:8(%[rs])\n"                                         \
+	"1:\n\t"                                                              \
+	"cmpl %[i], %%fs:" off_op "(%[rs])\n\t"                               \
+	"jne 5f\n\t"
+
+#define CIDK__PERCPU_CS_END                                                   \
+	"2:\n\t"                                                              \
+	".pushsection __rseq_failure, \"ax\"\n\t"                             \
+	".byte 0x0f, 0xb9, 0x3d\n\t"                                          \
+	".long 0x53053053\n"                                                  \
+	"4:\n\t"                                                              \
+	"movl $-1, %k[ret]\n\t"                                               \
+	"jmp 6f\n"                                                            \
+	"5:\n\t"                                                              \
+	"movl $-2, %k[ret]\n\t"                                               \
+	"jmp 6f\n\t"                                                          \
+	".popsection\n"                                                       \
+	"6:\n\t"
+
+static inline int cidk__percpu_cs_add(intptr_t *v, intptr_t delta,
+				      unsigned int i, int mm_cid)
+{
+	int ret = 0;
+
+	if (mm_cid)
+		__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN("24")
+				     "addq %[d], %[v]\n\t"
+				     CIDK__PERCPU_CS_END
+				     : [ret] "+r"(ret), [v] "+m"(*v)
+				     : [rs] "r"(__rseq_offset), [i] "r"(i),
+				       [d] "er"(delta)
+				     : "rax", "cc", "memory");
+	else
+		__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN("4")
+				     "addq %[d], %[v]\n\t"
+				     CIDK__PERCPU_CS_END
+				     : [ret] "+r"(ret), [v] "+m"(*v)
+				     : [rs] "r"(__rseq_offset), [i] "r"(i),
+				       [d] "er"(delta)
+				     : "rax", "cc", "memory");
+	return ret;
+}
+
+/* if (*v == expect) *v = newv (the store commits). */
+static inline int cidk__percpu_cs_cmpeqv_storev(intptr_t *v, intptr_t expect,
+						intptr_t newv, unsigned int i,
+						int mm_cid)
+{
+	int ret = 0;
+
+	if (mm_cid)
+		__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN("24")
+				     "cmpq %[v], %[e]\n\t"
+				     "jne 7f\n\t"
+				     "movq %[n], %[v]\n\t"
+				     CIDK__PERCPU_CS_END
+				     "jmp 8f\n"
+				     "7:\n\t"
+				     "movl $1, %k[ret]\n"
+				     "8:\n\t"
+				     : [ret] "+r"(ret), [v] "+m"(*v)
+				     : [rs] "r"(__rseq_offset), [i] "r"(i),
+				       [e] "r"(expect), [n] "r"(newv)
+				     : "rax", "cc", "memory");
+	else
+		__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN("4")
+				     "cmpq %[v], %[e]\n\t"
+				     "jne 7f\n\t"
+				     "movq %[n], %[v]\n\t"
+				     CIDK__PERCPU_CS_END
+				     "jmp 8f\n"
+				     "7:\n\t"
+				     "movl $1, %k[ret]\n"
+				     "8:\n\t"
+				     : [ret] "+r"(ret), [v] "+m"(*v)
+				     : [rs] "r"(__rseq_offset), [i] "r"(i),
+				       [e] "r"(expect), [n] "r"(newv)
+				     : "rax", "cc", "memory");
+	return ret;
+}
+
+/*
+ * Pop: head = *v; if (!head) fail; *v = head->next (the store commits);
+ * *out = head.
+ */
+static inline int cidk__percpu_cs_pop(intptr_t *v, intptr_t *out,
+				      unsigned int i, int mm_cid)
+{
+	int ret = 0;
+	intptr_t head = 0;
+
+	if (mm_cid)
+		__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN("24")
+				     "movq %[v], %[h]\n\t"
+				     "testq %[h], %[h]\n\t"
+				     "jz 7f\n\t"
+				     "movq (%[h]), %%rax\n\t"
+				     "movq %%rax, %[v]\n\t"
+				     CIDK__PERCPU_CS_END
+				     "jmp 8f\n"
+				     "7:\n\t"
+				     "movl $1, %k[ret]\n"
+				     "8:\n\t"
+				     : [ret] "+r"(ret), [v] "+m"(*v),
+				       [h] "=&r"(head)
+				     : [rs] "r"(__rseq_offset), [i] "r"(i)
+				     : "rax", "cc", "memory");
+	else
+		__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN("4")
+				     "movq %[v], %[h]\n\t"
+				     "testq %[h], %[h]\n\t"
+				     "jz 7f\n\t"
+				     "movq (%[h]), %%rax\n\t"
+				     "movq %%rax, %[v]\n\t"
+				     CIDK__PERCPU_CS_END
+				     "jmp 8f\n"
+				     "7:\n\t"
+				     "movl $1, %k[ret]\n"
+				     "8:\n\t"
+				     : [ret] "+r"(ret), [v] "+m"(*v),
+				       [h] "=&r"(head)
+				     : [rs] "r"(__rseq_offset), [i] "r"(i)
+				     : "rax", "cc", "memory");
+	*out = head;
+	return ret;
+}
+
+static inline int cidk__percpu_on_rseq(enum cidk_percpu_index idx)
+{
+	return __builtin_expect((cidk_percpu_rseq_mask & (unsigned int)idx) != 0,
+				1);
+}
+
+static inline unsigned int cidk__percpu_read(enum cidk_percpu_index idx)
+{
+	return cidk__rseq_load(idx == CIDK_PERCPU_MM_CID ? CIDK_RSEQ_OFF_MM_CID
+							 : CIDK_RSEQ_OFF_CPU_ID);
+}
+#else
+#define CIDK_PERCPU_HAVE_RSEQ 0
+#endif
+
+/*
+ * cidk_percpu_add_index - add @delta to the calling thread's copy of the
+ * intptr_t @h of @pool, the copy chosen by @idx.  On the rseq path the
+ * add is one non-locked instruction inside a critical section, restarted
+ * on abort; on the atomic path a relaxed atomic fetch-add.
+ * Returns 0, or -ERANGE (the index is >= pool->max_cids; nothing added).
+ * MT-safe; no ordering with other memory operations (a counter).
+ */
+static inline int cidk_percpu_add_index(struct cidk_pool *pool,
+					cidk_pool_handle h,
+					enum cidk_percpu_index idx,
+					intptr_t delta)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		for (;;) {
+			unsigned int i = cidk__percpu_read(idx);
+			int rc;
+
+			if (i >= pool->max_cids)
+				return -ERANGE;
+			rc = cidk__percpu_cs_add(
+				(intptr_t *)cidk_pool_ptr(pool, h, i), delta, i,
+				idx == CIDK_PERCPU_MM_CID);
+			if (__builtin_expect(!rc, 1))
+				return 0;
+			if (rc == -1)
+				cidk_percpu_count_abort();
+		}
+	}
+#endif
+	return cidk_percpu_add_atomic(pool, h, idx, delta);
+}
+
+/*
+ * cidk_percpu_add - the one-line per-CPU counter: cidk_percpu_add_index
+ * with the kernel's mm_cid (dense copies; cpu_id on the atomic path of a
+ * kernel without mm_cid).  Returns 0 or -ERANGE.
+ */
+static inline int cidk_percpu_add(struct cidk_pool *pool, cidk_pool_handle h,
+				  intptr_t delta)
+{
+	return cidk_percpu_add_index(pool, h, CIDK_PERCPU_MM_CID, delta);
+}
+
+/*
+ * cidk_percpu_cmpeqv_storev - if the calling thread's current index of
+ * kind @idx is still @expect_index and that copy of @h equals @expect,
+ * store @newv there.  Read @expect from copy @expect_index (index from
+ * cidk_percpu_index_now()) beforehand; the check that the index did not
+ * change makes the pair a per-CPU compare-and-store.
+ * Returns 0 (stored), 1 (the value differed: nothing stored), -EAGAIN
+ * (the thread now runs with another index: re-read and retry), -ERANGE
+ * (@expect_index >= pool->max_cids).  Aborts are retried inside.
+ * MT-safe.  On the rseq path the store is plain (x86 keeps stores in
+ * order, so data written before is visible to whoever next sees @newv).
+ */
+static inline int cidk_percpu_cmpeqv_storev(struct cidk_pool *pool,
+					    cidk_pool_handle h,
+					    enum cidk_percpu_index idx,
+					    unsigned int expect_index,
+					    intptr_t expect, intptr_t newv)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		if (expect_index >= pool->max_cids)
+			return -ERANGE;
+		for (;;) {
+			int rc = cidk__percpu_cs_cmpeqv_storev(
+				(intptr_t *)cidk_pool_ptr(pool, h, expect_index),
+				expect, newv, expect_index,
+				idx == CIDK_PERCPU_MM_CID);
+
+			if (rc >= 0)
+				return rc;
+			if (rc == -2)
+				return -EAGAIN;
+			cidk_percpu_count_abort();
+		}
+	}
+#endif
+	return cidk_percpu_cmpeqv_storev_atomic(pool, h, idx, expect_index,
+						expect, newv);
+}
+
+/*
+ * cidk_percpu_list_push - push @node (at least 2-byte aligned) on the
+ * calling thread's copy of the list head @h (an intptr_t, NULL = empty).
+ * Returns 0 or -ERANGE (index out of the pool; nothing pushed).  MT-safe.
+ */
+static inline int cidk_percpu_list_push(struct cidk_pool *pool,
+					cidk_pool_handle h,
+					enum cidk_percpu_index idx,
+					struct cidk_percpu_node *node)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		for (;;) {
+			unsigned int i = cidk__percpu_read(idx);
+			intptr_t *v, head;
+			int rc;
+
+			if (i >= pool->max_cids)
+				return -ERANGE;
+			v = (intptr_t *)cidk_pool_ptr(pool, h, i);
+			head = *(volatile intptr_t *)v;
+			node->next = (struct cidk_percpu_node *)head;
+			rc = cidk__percpu_cs_cmpeqv_storev(
+				v, head, (intptr_t)node, i,
+				idx == CIDK_PERCPU_MM_CID);
+			if (!rc)
+				return 0;
+			if (rc == -1)
+				cidk_percpu_count_abort();
+		}
+	}
+#endif
+	return cidk_percpu_list_push_atomic(pool, h, idx, node);
+}
+
+/*
+ * cidk_percpu_list_pop - pop the first node of the calling thread's copy
+ * of the list head @h.  Returns the node, or NULL with errno: ENOENT (that
+ * copy is empty; other copies may not be) or ERANGE (index out of the
+ * pool).  MT-safe; a node may be pushed on one copy and popped from
+ * another (after a migration), so lists are per-CPU caches, not queues.
+ */
+static inline struct cidk_percpu_node *
+cidk_percpu_list_pop(struct cidk_pool *pool, cidk_pool_handle h,
+		     enum cidk_percpu_index idx)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		for (;;) {
+			unsigned int i = cidk__percpu_read(idx);
+			intptr_t head;
+			int rc;
+
+			if (i >= pool->max_cids) {
+				errno = ERANGE;
+				return NULL;
+			}
+			rc = cidk__percpu_cs_pop(
+				(intptr_t *)cidk_pool_ptr(pool, h, i), &head, i,
+				idx == CIDK_PERCPU_MM_CID);
+			if (!rc)
+				return (struct cidk_percpu_node *)head;
+			if (rc == 1) {
+				errno = ENOENT;
+				return NULL;
+			}
+			if (rc == -1)
+				cidk_percpu_count_abort();
+		}
+	}
+#endif
+	return cidk_percpu_list_pop_atomic(pool, h, idx);
+}
+
+#endif /* CIDKIT_PERCPU_H */

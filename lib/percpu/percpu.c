@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/percpu/percpu.c - the choice of path, the atomic path and the cold
+ * helpers of the per-CPU operations (include/cidkit/percpu.h).
+ *
+ * Invariants:
+ *  - cidk_percpu_rseq_mask and why[] are written once, by the constructor,
+ *    before main() and before any thread exists; read-only afterwards, so
+ *    every thread of the process takes the same path for its whole life
+ *    (the two paths must never touch the same copy at the same time: a
+ *    plain add inside a critical section is not atomic against a locked
+ *    add from another CPU).
+ *  - On the atomic path, bit 0 of a list head is set only while a pop
+ *    holds that copy (between its CAS and its release store); the rseq
+ *    path never sets it.
+ * Workload: the atomic functions are the fallback hot path (called, not
+ * inlined); everything else runs once or on aborts only.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#ifndef AT_RSEQ_FEATURE_SIZE
+#define AT_RSEQ_FEATURE_SIZE 27
+#endif
+
+#include <cidkit/percpu.h>
+
+#if defined(__SANITIZE_THREAD__)
+#define PERCPU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PERCPU_TSAN 1
+#endif
+#endif
+#ifndef PERCPU_TSAN
+#define PERCPU_TSAN 0
+#endif
+
+unsigned int cidk_percpu_rseq_mask;
+
+static const char *why_cpu = "not chosen yet";
+static const char *why_cid = "not chosen yet";
+static unsigned int nr_copies = 1;
+static _Thread_local unsigned long aborts;
+
+/* The number of possible CPUs, from sysfs (ranges like "0-3,8"). */
+static unsigned int possible_cpus(void)
+{
+	char buf[4096];
+	unsigned int max = 0;
+	size_t n;
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		for (char *p = buf; *p;) {
+			char *end;
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (v + 1 > max && v < 1u << 20)
+				max = (unsigned int)v + 1;
+			p = end;
+			while (*p == '-' || *p == ',' || *p == '\n')
+				p++;
+		}
+	}
+	if (conf > 0 && (unsigned long)conf > max && conf < 1L << 20)
+		max = (unsigned int)conf;
+	return max ? max : 1;
+}
+
+static const char *forced(void)
+{
+	const char *e = getenv("CIDK_PERCPU");
+
+	if (e && !strcmp(e, "atomic"))
+		return "forced by CIDK_PERCPU=atomic";
+	return NULL;
+}
+
+/*
+ * Whether glibc's area holds an mm_cid the kernel fills: as lib/rseq's
+ * constructor decides, recomputed here because the order of constructors
+ * is not specified.
+ */
+static int glibc_has_mm_cid(void)
+{
+	unsigned long fs = getauxval(AT_RSEQ_FEATURE_SIZE);
+	unsigned long area = __rseq_size < 32 ? 32 : __rseq_size;
+
+	return __rseq_size && fs >= CIDK_RSEQ_FEATURE_MM_CID &&
+	       area >= CIDK_RSEQ_FEATURE_MM_CID;
+}
+
+__attribute__((constructor)) static void percpu_choose(void)
+{
+	unsigned int mask = 0;
+	const char *why = NULL;
+
+	nr_copies = possible_cpus();
+	if (!CIDK_PERCPU_HAVE_RSEQ)
+		why = "no critical sections for this architecture (x86-64 only)";
+	else if (PERCPU_TSAN)
+		why = "ThreadSanitizer build (TSan cannot see rseq)";
+	else if ((why = forced()) != NULL)
+		;
+	else if (!__rseq_size)
+		why = "glibc registered no rseq area (tunable, valgrind or old kernel)";
+	if (why) {
+		why_cpu = why_cid = why;
+	} else {
+		/* glibc's registration covers cpu_id from the first kernel
+		 * with rseq; mm_cid needs feature size >= 28. */
+		mask |= CIDK_PERCPU_CPU_ID;
+		why_cpu = "rseq critical sections";
+		if (glibc_has_mm_cid()) {
+			mask |= CIDK_PERCPU_MM_CID;
+			why_cid = "rseq critical sections";
+		} else {
+			why_cid = "the kernel provides no mm_cid (Linux < 6.3)";
+		}
+	}
+	cidk_percpu_rseq_mask = mask;
+}
+
+enum cidk_percpu_path cidk_percpu_path(enum cidk_percpu_index idx)
+{
+	return (cidk_percpu_rseq_mask & (unsigned int)idx) ? CIDK_PERCPU_RSEQ
+							 : CIDK_PERCPU_ATOMIC;
+}
+
+const char *cidk_percpu_path_name(enum cidk_percpu_path path)
+{
+	return path == CIDK_PERCPU_RSEQ ? "rseq" : "atomic";
+}
+
+const char *cidk_percpu_why(enum cidk_percpu_index idx)
+{
+	return idx == CIDK_PERCPU_MM_CID ? why_cid : why_cpu;
+}
+
+unsigned int cidk_percpu_nr_copies(void)
+{
+	return nr_copies;
+}
+
+unsigned long cidk_percpu_aborts(void)
+{
+	return aborts;
+}
+
+void cidk_percpu_count_abort(void)
+{
+	aborts++;
+}
+
+int cidk_percpu_index_now(enum cidk_percpu_index idx)
+{
+	int i;
+
+	if (idx == CIDK_PERCPU_MM_CID) {
+		i = cidk_rseq_mm_cid();
+		if (i >= 0 || cidk_percpu_path(idx) == CIDK_PERCPU_RSEQ)
+			return i;
+	}
+	return cidk_rseq_cpu_id();
+}
+
+/* The copy the atomic path uses, or NULL (index out of range: -ERANGE). */
+static intptr_t *copy_now(struct cidk_pool *pool, cidk_pool_handle h,
+			  enum cidk_percpu_index idx, int *err)
+{
+	int i = cidk_percpu_index_now(idx);
+
+	if (i < 0) {
+		*err = i;
+		return NULL;
+	}
+	if ((unsigned int)i >= pool->max_cids) {
+		*err = -ERANGE;
+		return NULL;
+	}
+	return (intptr_t *)cidk_pool_ptr(pool, h, (unsigned int)i);
+}
+
+int cidk_percpu_add_atomic(struct cidk_pool *pool, cidk_pool_handle h,
+			   enum cidk_percpu_index idx, intptr_t delta)
+{
+	int err = 0;
+	intptr_t *v = copy_now(pool, h, idx, &err);
+
+	if (!v)
+		return err;
+	__atomic_fetch_add(v, delta, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int cidk_percpu_cmpeqv_storev_atomic(struct cidk_pool *pool,
+				     cidk_pool_handle h,
+				     enum cidk_percpu_index idx,
+				     unsigned int expect_index,
+				     intptr_t expect, intptr_t newv)
+{
+	intptr_t *v;
+	int now;
+
+	if (expect_index >= pool->max_cids)
+		return -ERANGE;
+	now = cidk_percpu_index_now(idx);
+	if (now < 0)
+		return now;
+	if ((unsigned int)now != expect_index)
+		return -EAGAIN;
+	v = (intptr_t *)cidk_pool_ptr(pool, h, expect_index);
+	/* Any thread may hold any index here: the compare-and-store itself
+	 * must be atomic. */
+	if (__atomic_compare_exchange_n(v, &expect, newv, 0, __ATOMIC_RELEASE,
+					__ATOMIC_RELAXED))
+		return 0;
+	return 1;
+}
+
+static void relax(unsigned int *spins)
+{
+	if (++*spins > 64) {
+		sched_yield();
+		*spins = 0;
+	}
+}
+
+int cidk_percpu_list_push_atomic(struct cidk_pool *pool, cidk_pool_handle h,
+				 enum cidk_percpu_index idx,
+				 struct cidk_percpu_node *node)
+{
+	int err = 0;
+	intptr_t *v = copy_now(pool, h, idx, &err), head;
+	unsigned int spins = 0;
+
+	if (!v)
+		return err;
+	for (;;) {
+		head = __atomic_load_n(v, __ATOMIC_RELAXED);
+		if (head & 1) { /* a pop holds this copy */
+			relax(&spins);
+			continue;
+		}
+		node->next = (struct cidk_percpu_node *)head;
+		if (__atomic_compare_exchange_n(v, &head, (intptr_t)node, 0,
+						__ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return 0;
+	}
+}
+
+struct cidk_percpu_node *cidk_percpu_list_pop_atomic(struct cidk_pool *pool,
+						     cidk_pool_handle h,
+						     enum cidk_percpu_index idx)
+{
+	int err = 0;
+	intptr_t *v = copy_now(pool, h, idx, &err), head;
+	unsigned int spins = 0;
+	struct cidk_percpu_node *node;
+
+	if (!v) {
+		errno = -err;
+		return NULL;
+	}
+	/* A pop locks the copy (bit 0 of the head) while it reads head->next:
+	 * a CAS alone would suffer ABA (the head popped, its next popped, the
+	 * head pushed back between our read and our CAS). */
+	for (;;) {
+		head = __atomic_load_n(v, __ATOMIC_ACQUIRE);
+		if (!head) {
+			errno = ENOENT;
+			return NULL;
+		}
+		if (head & 1) {
+			relax(&spins);
+			continue;
+		}
+		if (__atomic_compare_exchange_n(v, &head, head | 1, 0,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			break;
+	}
+	node = (struct cidk_percpu_node *)head;
+	__atomic_store_n(v, (intptr_t)node->next, __ATOMIC_RELEASE);
+	return node;
+}
+
+intptr_t cidk_percpu_sum(const struct cidk_pool *pool, cidk_pool_handle h)
+{
+	uintptr_t sum = 0;
+
+	for (unsigned int i = 0; i < pool->max_cids; i++)
+		sum += (uintptr_t)__atomic_load_n(
+			(const intptr_t *)cidk_pool_ptr(pool, h, i),
+			__ATOMIC_RELAXED);
+	return (intptr_t)sum;
+}

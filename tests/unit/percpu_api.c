@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The contract of cidkit/percpu.h on one thread: the path query, the
+ * copies' size, add (exact values, negative deltas, wrap-around, one copy
+ * touched), sum, -ERANGE with a pool too small (nothing changed),
+ * cmpeqv_storev's three outcomes, list push/pop order and the empty list;
+ * and, on the rseq path, the ABI of every rseq_cs descriptor linked into
+ * this program (version 0, the signature 0x53053053 in the 4 bytes before
+ * abort_ip, abort_ip outside [start_ip, start_ip + post_commit_offset)).
+ * Pinned to one CPU so that the index cannot change under the checks.
+ */
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cidkit/percpu.h>
+
+#include "tap.h"
+
+struct rseq_cs_desc {
+	uint32_t version, flags;
+	uint64_t start_ip, post_commit_offset, abort_ip;
+};
+
+#if CIDK_PERCPU_HAVE_RSEQ
+extern const struct rseq_cs_desc __start___rseq_cs[] __attribute__((weak));
+extern const struct rseq_cs_desc __stop___rseq_cs[] __attribute__((weak));
+
+static void check_descriptors(void)
+{
+	unsigned int n = 0, good = 0;
+
+	for (const struct rseq_cs_desc *d = __start___rseq_cs;
+	     d && d < __stop___rseq_cs; d++) {
+		uint32_t sig;
+
+		n++;
+		memcpy(&sig, (const char *)(uintptr_t)d->abort_ip - 4, 4);
+		good += d->version == 0 && d->flags == 0 &&
+			((uintptr_t)d & 31) == 0 && d->post_commit_offset > 0 &&
+			d->post_commit_offset < 64 &&
+			sig == CIDK_PERCPU_RSEQ_SIG &&
+			(d->abort_ip < d->start_ip ||
+			 d->abort_ip >= d->start_ip + d->post_commit_offset);
+	}
+	ok(n > 0 && good == n,
+	   "%u rseq_cs descriptors, %u with version 0, 32-byte alignment, "
+	   "signature before abort_ip, abort_ip outside the section",
+	   n, good);
+}
+#endif
+
+static int pin_to_one_cpu(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+		if (CPU_ISSET(c, &set)) {
+			CPU_ZERO(&set);
+			CPU_SET(c, &set);
+			return sched_setaffinity(0, sizeof(set), &set) ? -1 : c;
+		}
+	return -1;
+}
+
+static void check_index(enum cidk_percpu_index idx, const char *name)
+{
+	unsigned int nr = cidk_percpu_nr_copies();
+	struct cidk_pool *pool = cidk_pool_create(nr, 64);
+	cidk_pool_handle h = cidk_pool_alloc(pool, sizeof(intptr_t),
+					     sizeof(intptr_t), NULL);
+	int i = cidk_percpu_index_now(idx), touched = 0;
+	intptr_t *mine;
+	struct cidk_percpu_node a, b, *n;
+
+	ok(h >= 0 && i >= 0 && (unsigned int)i < nr,
+	   "%s: index %d below the %u copies", name, i, nr);
+	if (i < 0 || (unsigned int)i >= nr)
+		return;
+	mine = cidk_pool_ptr(pool, h, (unsigned int)i);
+
+	ok(cidk_percpu_add_index(pool, h, idx, 5) == 0 &&
+		   cidk_percpu_add_index(pool, h, idx, -7) == 0 &&
+		   cidk_percpu_add_index(pool, h, idx, 1000) == 0 &&
+		   *mine == 998,
+	   "%s: 5 - 7 + 1000 == %ld in the thread's copy", name, (long)*mine);
+	for (unsigned int c = 0; c < nr; c++)
+		touched += *(intptr_t *)cidk_pool_ptr(pool, h, c) != 0;
+	ok(touched == 1, "%s: only one copy touched (%d)", name, touched);
+	*mine = INTPTR_MAX;
+	ok(cidk_percpu_add_index(pool, h, idx, 1) == 0 && *mine == INTPTR_MIN,
+	   "%s: INTPTR_MAX + 1 wraps to INTPTR_MIN", name);
+	*(intptr_t *)cidk_pool_ptr(pool, h, nr - 1) += 3;
+	*mine = 10;
+	ok(cidk_percpu_sum(pool, h) == 13 + (i == (int)nr - 1 ? 0 : 0) ||
+		   (i == (int)nr - 1 && cidk_percpu_sum(pool, h) == 10),
+	   "%s: sum over the copies", name);
+
+	*(intptr_t *)cidk_pool_ptr(pool, h, nr - 1) = 0;
+	*mine = 40;
+	ok(cidk_percpu_cmpeqv_storev(pool, h, idx, (unsigned int)i, 41, 1) == 1 &&
+		   *mine == 40,
+	   "%s: cmpeqv_storev with the wrong value: 1, nothing stored", name);
+	ok(cidk_percpu_cmpeqv_storev(pool, h, idx, (unsigned int)i, 40, 2) == 0 &&
+		   *mine == 2,
+	   "%s: cmpeqv_storev with the right value: 0, stored", name);
+	if (nr > 1)
+		ok(cidk_percpu_cmpeqv_storev(pool, h, idx,
+					     (unsigned int)(i ? 0 : 1), 0,
+					     9) == -EAGAIN &&
+			   *(intptr_t *)cidk_pool_ptr(pool, h, i ? 0u : 1u) == 0,
+		   "%s: cmpeqv_storev for another index: -EAGAIN, nothing stored",
+		   name);
+	ok(cidk_percpu_cmpeqv_storev(pool, h, idx, nr, 0, 9) == -ERANGE,
+	   "%s: cmpeqv_storev beyond the pool: -ERANGE", name);
+
+	*mine = 0;
+	errno = 0;
+	ok(cidk_percpu_list_pop(pool, h, idx) == NULL && errno == ENOENT,
+	   "%s: pop from an empty list: NULL, ENOENT", name);
+	ok(cidk_percpu_list_push(pool, h, idx, &a) == 0 &&
+		   cidk_percpu_list_push(pool, h, idx, &b) == 0 &&
+		   *mine == (intptr_t)&b && b.next == &a && a.next == NULL,
+	   "%s: push a, push b: head b -> a", name);
+	n = cidk_percpu_list_pop(pool, h, idx);
+	ok(n == &b && *mine == (intptr_t)&a, "%s: pop gives b, head a", name);
+	n = cidk_percpu_list_pop(pool, h, idx);
+	ok(n == &a && *mine == 0, "%s: pop gives a, list empty", name);
+	cidk_pool_destroy(pool);
+
+	/* A pool with fewer copies than the index: -ERANGE, nothing added. */
+	if (i > 0) {
+		pool = cidk_pool_create((unsigned int)i, 64);
+		h = cidk_pool_alloc(pool, sizeof(intptr_t), sizeof(intptr_t),
+				    NULL);
+		errno = 0;
+		ok(cidk_percpu_add_index(pool, h, idx, 1) == -ERANGE &&
+			   cidk_percpu_sum(pool, h) == 0 &&
+			   cidk_percpu_list_push(pool, h, idx, &a) == -ERANGE &&
+			   cidk_percpu_list_pop(pool, h, idx) == NULL &&
+			   errno == ERANGE,
+		   "%s: index %d in a pool of %d copies: -ERANGE, nothing changed",
+		   name, i, i);
+		cidk_pool_destroy(pool);
+	}
+}
+
+int main(void)
+{
+	const char *p;
+	int cpu = pin_to_one_cpu();
+	unsigned int nr = cidk_percpu_nr_copies();
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	diag("pinned to CPU %d; cpu_id path %s (%s); mm_cid path %s (%s)", cpu,
+	     cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_CPU_ID)),
+	     cidk_percpu_why(CIDK_PERCPU_CPU_ID),
+	     cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_MM_CID)),
+	     cidk_percpu_why(CIDK_PERCPU_MM_CID));
+	ok(nr >= (unsigned int)online && (int)nr > cpu,
+	   "copies %u >= online CPUs %ld and > pinned CPU %d", nr, online, cpu);
+	ok(!strcmp(cidk_percpu_path_name(CIDK_PERCPU_RSEQ), "rseq") &&
+		   !strcmp(cidk_percpu_path_name(CIDK_PERCPU_ATOMIC), "atomic"),
+	   "path names");
+	p = getenv("CIDK_PERCPU");
+	if (p && !strcmp(p, "atomic"))
+		ok(cidk_percpu_path(CIDK_PERCPU_CPU_ID) == CIDK_PERCPU_ATOMIC &&
+			   cidk_percpu_path(CIDK_PERCPU_MM_CID) ==
+				   CIDK_PERCPU_ATOMIC &&
+			   strstr(cidk_percpu_why(CIDK_PERCPU_CPU_ID),
+				  "CIDK_PERCPU"),
+		   "CIDK_PERCPU=atomic forces the atomic path and says so");
+	else
+		ok(cidk_percpu_path(CIDK_PERCPU_CPU_ID) ==
+			   (CIDK_PERCPU_HAVE_RSEQ && __rseq_size &&
+					    !strstr(cidk_percpu_why(
+							    CIDK_PERCPU_CPU_ID),
+						    "ThreadSanitizer")
+				    ? CIDK_PERCPU_RSEQ
+				    : CIDK_PERCPU_ATOMIC),
+		   "cpu_id: rseq exactly when x86-64 and glibc registered an area");
+	ok(cidk_percpu_path(CIDK_PERCPU_MM_CID) != CIDK_PERCPU_RSEQ ||
+		   cidk_percpu_path(CIDK_PERCPU_CPU_ID) == CIDK_PERCPU_RSEQ,
+	   "mm_cid on rseq implies cpu_id on rseq");
+	check_index(CIDK_PERCPU_CPU_ID, "cpu_id");
+	check_index(CIDK_PERCPU_MM_CID, "mm_cid");
+	ok(cidk_percpu_aborts() < 1000, "a pinned thread aborts rarely (%lu)",
+	   cidk_percpu_aborts());
+#if CIDK_PERCPU_HAVE_RSEQ
+	check_descriptors();
+#endif
+	return done_testing();
+}
