@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <math.h>
 #include <string.h>
 
 #include "sim_report.h"
@@ -143,9 +144,17 @@ void sim_report_locality_table(FILE *f, const struct sim_locality_cell *cells,
 	}
 }
 
+static void score_json(FILE *f, const struct sim_locality_score *s);
+
 void sim_report_locality_json(FILE *f, const struct sim_locality_cell *cells,
-			      unsigned int ncells, bool reference)
+			      unsigned int ncells, bool reference, bool score)
 {
+	struct sim_locality_score sc;
+
+	if (score && sim_locality_score(cells, ncells, &sc))
+		fputs("{\"cells\": ", f);
+	else
+		score = false;
 	fputc('[', f);
 	for (unsigned int i = 0; i < ncells; i++) {
 		const struct sim_locality_cell *c = &cells[i];
@@ -163,5 +172,125 @@ void sim_report_locality_json(FILE *f, const struct sim_locality_cell *cells,
 			fprintf(f, ", \"reference_ns_per_burst\": %.0f", ref[col]);
 		fputc('}', f);
 	}
-	fputs("\n]\n", f);
+	fputs("\n]", f);
+	if (score) {
+		fputs(",\n\"score\": ", f);
+		score_json(f, &sc);
+		fputc('}', f);
+	}
+	fputc('\n', f);
+}
+
+static const char *const score_col[3] = { "per-cpu", "lazy", "cache-local" };
+
+bool sim_locality_score(const struct sim_locality_cell *cells,
+			unsigned int ncells, struct sim_locality_score *s)
+{
+	static const int pol[3] = { CIDK_SIM_PER_CPU, CIDK_CID_LAZY,
+				    CIDK_CID_CACHE_LOCAL };
+	double worst = -1, worst_ratio = -1, sum = 0, sum_ratio = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (unsigned int i = 0; i < SIM_SCORE_RATIOS; i++) {
+		double ratio_err;
+
+		s->row[i].config = published[i].config;
+		s->row[i].delay_ms = published[i].delay_ms;
+		sim_locality_reference(published[i].config,
+				       published[i].delay_ms, s->row[i].ref);
+		for (unsigned int k = 0; k < 3; k++) {
+			const struct sim_locality_cell *x =
+				find(cells, ncells, published[i].config,
+				     published[i].delay_ms, pol[k]);
+			double e;
+
+			if (!x || !(x->res.ns_per_burst > 0))
+				return false;
+			s->row[i].sim[k] = x->res.ns_per_burst;
+			e = fabs(log(s->row[i].sim[k] / s->row[i].ref[k]));
+			sum += e;
+			if (e > worst) {
+				worst = e;
+				s->worst_row = i;
+				s->worst_col = k;
+			}
+			if (k != 1 && e <= log(1.5))
+				s->within_1_5++;
+		}
+		ratio_err = fabs(log((s->row[i].sim[1] / s->row[i].sim[2]) /
+				     (s->row[i].ref[1] / s->row[i].ref[2])));
+		sum_ratio += ratio_err;
+		if (ratio_err > worst_ratio) {
+			worst_ratio = ratio_err;
+			s->worst_ratio_row = i;
+		}
+		if (ratio_err <= log(2))
+			s->ratios_within_2++;
+	}
+	s->mean_abs_log = sum / SIM_SCORE_CELLS;
+	s->ratio_mean_abs_log = sum_ratio / SIM_SCORE_RATIOS;
+	return true;
+}
+
+void sim_report_locality_score(FILE *f, const struct sim_locality_score *s)
+{
+	const unsigned int wr = s->worst_row, wc = s->worst_col;
+	const unsigned int rr = s->worst_ratio_row;
+
+	fprintf(f, "\nscore: sim/ref over the 24 reference cells (4 configs x 2 delays x per-cpu, lazy, cache-local)\n");
+	fprintf(f, "%-8s %-10s %9s %9s %12s %10s %10s %10s\n", "delay", "config",
+		"per-cpu", "lazy", "cache-local", "sim l/cl", "ref l/cl", "sim/ref");
+	for (unsigned int i = 0; i < SIM_SCORE_RATIOS; i++) {
+		const double *x = s->row[i].sim, *r = s->row[i].ref;
+		char delay[16];
+
+		snprintf(delay, sizeof(delay), "%u ms", s->row[i].delay_ms);
+		fprintf(f, "%-8s %-10s %8.2fx %8.2fx %11.2fx %9.1fx %9.1fx %9.2fx\n",
+			delay, s->row[i].config, x[0] / r[0], x[1] / r[1],
+			x[2] / r[2], x[1] / x[2], r[1] / r[2],
+			(x[1] / x[2]) / (r[1] / r[2]));
+	}
+	fprintf(f, "geometric-mean error: mean |ln(sim/ref)| = %.3f over 24 cells (a factor of %.2fx)\n",
+		s->mean_abs_log, exp(s->mean_abs_log));
+	fprintf(f, "worst cell: %s %u ms %s, sim/ref %.2fx\n", s->row[wr].config,
+		s->row[wr].delay_ms, score_col[wc],
+		s->row[wr].sim[wc] / s->row[wr].ref[wc]);
+	fprintf(f, "lazy/cache-local ratios: mean |ln(sim/ref)| = %.3f over 8 (a factor of %.2fx); worst %s %u ms, %.2fx\n",
+		s->ratio_mean_abs_log, exp(s->ratio_mean_abs_log),
+		s->row[rr].config, s->row[rr].delay_ms,
+		(s->row[rr].sim[1] / s->row[rr].sim[2]) /
+			(s->row[rr].ref[1] / s->row[rr].ref[2]));
+	fprintf(f, "within the goal: %u/16 per-cpu and cache-local cells within 1.5x, %u/8 ratios within 2x\n",
+		s->within_1_5, s->ratios_within_2);
+}
+
+static void score_json(FILE *f, const struct sim_locality_score *s)
+{
+	const unsigned int wr = s->worst_row, rr = s->worst_ratio_row;
+
+	fputs("{\"rows\": [", f);
+	for (unsigned int i = 0; i < SIM_SCORE_RATIOS; i++) {
+		const double *x = s->row[i].sim, *r = s->row[i].ref;
+
+		fprintf(f, "%s\n  {\"config\": \"%s\", \"delay_ms\": %u", i ? "," : "",
+			s->row[i].config, s->row[i].delay_ms);
+		for (unsigned int k = 0; k < 3; k++)
+			fprintf(f, ", \"%s\": {\"sim\": %.1f, \"ref\": %.0f, \"sim_over_ref\": %.4f}",
+				score_col[k], x[k], r[k], x[k] / r[k]);
+		fprintf(f, ", \"lazy_over_cache_local\": {\"sim\": %.4f, \"ref\": %.4f, \"sim_over_ref\": %.4f}}",
+			x[1] / x[2], r[1] / r[2], (x[1] / x[2]) / (r[1] / r[2]));
+	}
+	fprintf(f, "\n],\n\"mean_abs_log\": %.4f, \"factor\": %.4f,\n", s->mean_abs_log,
+		exp(s->mean_abs_log));
+	fprintf(f, "\"worst\": {\"config\": \"%s\", \"delay_ms\": %u, \"policy\": \"%s\", \"sim_over_ref\": %.4f},\n",
+		s->row[wr].config, s->row[wr].delay_ms, score_col[s->worst_col],
+		s->row[wr].sim[s->worst_col] / s->row[wr].ref[s->worst_col]);
+	fprintf(f, "\"ratio_mean_abs_log\": %.4f, \"ratio_factor\": %.4f,\n",
+		s->ratio_mean_abs_log, exp(s->ratio_mean_abs_log));
+	fprintf(f, "\"worst_ratio\": {\"config\": \"%s\", \"delay_ms\": %u, \"sim_over_ref\": %.4f},\n",
+		s->row[rr].config, s->row[rr].delay_ms,
+		(s->row[rr].sim[1] / s->row[rr].sim[2]) /
+			(s->row[rr].ref[1] / s->row[rr].ref[2]));
+	fprintf(f, "\"within_1_5\": %u, \"ratios_within_2\": %u}", s->within_1_5,
+		s->ratios_within_2);
 }

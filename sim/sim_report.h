@@ -48,8 +48,40 @@ void sim_report_locality_table(FILE *f, const struct sim_locality_cell *cells,
 			       const struct sim_locality_axes *ax,
 			       bool reference);
 
-/* A JSON array of {"config","delay_ms","policy","ns_per_burst","max_cid","cid_changes"}. */
+/*
+ * A JSON array of {"config","delay_ms","policy","ns_per_burst","max_cid",
+ * "cid_changes"} (with @reference, "reference_ns_per_burst" too).  With
+ * @score, an object {"cells": that array, "score": the scoreboard}.
+ */
 void sim_report_locality_json(FILE *f, const struct sim_locality_cell *cells,
-			      unsigned int ncells, bool reference);
+			      unsigned int ncells, bool reference, bool score);
+
+/*
+ * The model's scoreboard over the 24 reference cells (4 configs x 2 delays
+ * x per-cpu, lazy, cache-local), all of which @cells must hold.
+ */
+#define SIM_SCORE_CELLS 24
+#define SIM_SCORE_RATIOS 8
+
+struct sim_locality_score {
+	struct {
+		const char *config;
+		unsigned int delay_ms;
+		double sim[3], ref[3]; /* per-cpu, lazy, cache-local */
+	} row[SIM_SCORE_RATIOS];
+	double mean_abs_log;	  /* geometric-mean error: mean |ln(sim/ref)| */
+	unsigned int worst_row, worst_col; /* the cell with the largest |ln| */
+	double ratio_mean_abs_log; /* the same over the 8 lazy/cache-local ratios */
+	unsigned int worst_ratio_row;
+	unsigned int within_1_5; /* per-cpu and cache-local cells within 1.5x (of 16) */
+	unsigned int ratios_within_2; /* lazy/cache-local ratios within 2x (of 8) */
+};
+
+/* Fill @s from @cells; false if one of the 24 cells is missing. */
+bool sim_locality_score(const struct sim_locality_cell *cells,
+			unsigned int ncells, struct sim_locality_score *s);
+
+/* The scoreboard as text, after the table. */
+void sim_report_locality_score(FILE *f, const struct sim_locality_score *s);
 
 #endif /* CIDKIT_SIM_REPORT_H */

@@ -82,6 +82,39 @@ assert o["mask"][1]["mask_atomics_per_switch"] == 1.0
 '
 ok $? "sim switch --json: mask and cid arrays"
 
+run sim locality --reference --score
+scored=$out
+[ $rc -eq 0 ] && echo "$out" | grep -q '^score: sim/ref over the 24 reference cells' &&
+	[ "$(echo "$out" | grep -c '^[12]0*0 ms  *[0-9a-z]*  *[0-9.]*x ')" -eq 8 ] &&
+	echo "$out" | grep -q '^geometric-mean error: mean |ln(sim/ref)| = [0-9.]* over 24 cells (a factor of [0-9.]*x)$' &&
+	echo "$out" | grep -q '^worst cell: ' &&
+	echo "$out" | grep -q '^lazy/cache-local ratios: mean |ln(sim/ref)| = '
+ok $? "sim locality --reference --score: 8 score rows, the mean error, the worst cell, the ratios"
+run sim locality --reference --score
+[ "$out" = "$scored" ]
+ok $? "sim locality --score: the same command prints the same bytes"
+run sim locality --reference --score --json
+printf '%s' "$out" | python3 -c '
+import json, math, sys
+o = json.load(sys.stdin)
+text = sys.argv[1]
+s = o["score"]
+assert len(o["cells"]) == 40 and len(s["rows"]) == 8, o.keys()
+errs = [abs(math.log(r[p]["sim"] / r[p]["ref"])) for r in s["rows"]
+        for p in ("per-cpu", "lazy", "cache-local")]
+assert len(errs) == 24
+assert abs(sum(errs) / 24 - s["mean_abs_log"]) < 1e-3, (sum(errs) / 24, s)
+assert "= %.3f over 24 cells" % s["mean_abs_log"] in text
+assert abs(max(errs) - abs(math.log(s["worst"]["sim_over_ref"]))) < 1e-3
+rat = [abs(math.log(r["lazy_over_cache_local"]["sim_over_ref"])) for r in s["rows"]]
+assert abs(sum(rat) / 8 - s["ratio_mean_abs_log"]) < 1e-3
+' "$scored"
+ok $? "sim locality --score --json: cells and score; the mean, worst and ratio error recomputed from the rows agree with the text"
+expect_usage_error "--score without --reference" sim locality --score
+expect_usage_error "--score without all 24 cells" sim locality --reference --score --config 8c1l3
+expect_usage_error "--score without lazy" sim locality --reference --score --policy per-cpu,cache-local
+expect_usage_error "--score without the 10 ms delay" sim locality --reference --score --delay-ms 200
+
 expect_usage_error "unknown scenario" sim frobnicate
 expect_usage_error "unknown config" sim locality --config 9c9l3
 expect_usage_error "unknown policy" sim locality --policy fastest
@@ -104,22 +137,29 @@ expect_usage_error "stray argument" sim switch extra
 expect_usage_error "an hour of simulated messaging" sim scan --duration-ms 3600000
 expect_usage_error "absurd switch duration" sim switch --duration-ms 999999999
 
-# docs/cid.md shows this table: it must be what the command prints, byte
+# The docs show these outputs: each must be what its command prints, byte
 # for byte (regenerate the block when the simulator's numbers move).
-doc="$(dirname "$0")/../../docs/cid.md"
-cmdline='sim locality --reference --policy per-cpu,lazy,cache-local,inherit,ownership'
-shown=$(awk -v c="\$ build/cidkit $cmdline" '
-	$0 == c { on = 1; next }
-	on && /^```/ { exit }
-	on { print }' "$doc")
-run $cmdline
-[ $rc -eq 0 ] && [ -n "$shown" ] && [ "$out" = "$shown" ]
-ok $? "docs/cid.md: the ownership locality table is the command's output, byte for byte"
-if [ "$out" != "$shown" ]; then
-	printf '%s\n' "$shown" > "$tmp/doc"
-	printf '%s\n' "$out" > "$tmp/cmd"
-	diff "$tmp/doc" "$tmp/cmd" | sed 's/^/# /' | head -20
-fi
+doc_block() { # doc-file what command-line...
+	docf="$(dirname "$0")/../../docs/$1"
+	what=$2
+	shift 2
+	shown=$(awk -v c="\$ build/cidkit $*" '
+		$0 == c { on = 1; next }
+		on && /^```/ { exit }
+		on { print }' "$docf")
+	run "$@"
+	[ $rc -eq 0 ] && [ -n "$shown" ] && [ "$out" = "$shown" ]
+	ok $? "docs/$what: the command's output, byte for byte"
+	if [ "$out" != "$shown" ]; then
+		printf '%s\n' "$shown" > "$tmp/doc"
+		printf '%s\n' "$out" > "$tmp/cmd"
+		diff "$tmp/doc" "$tmp/cmd" | sed 's/^/# /' | head -20
+	fi
+}
+doc_block cid.md "cid.md: the ownership locality table" \
+	sim locality --reference --policy per-cpu,lazy,cache-local,inherit,ownership
+doc_block sim.md "sim.md: the locality scoreboard" \
+	sim locality --reference --score --policy per-cpu,lazy,cache-local
 
 for s in locality scan compaction-test switch; do
 	run sim $s --help

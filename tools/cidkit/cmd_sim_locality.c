@@ -2,7 +2,8 @@
 /*
  * cidkit sim locality [--config NAME ...] [--delay-ms D ...] [--policy P ...]
  *                     [--rounds R] [--seed S] [--trigger tick|return-to-user]
- *                     [--batch B] [--machine SPEC] [--reference] [--json]
+ *                     [--batch B] [--machine SPEC] [--reference [--score]]
+ *                     [--json] [--perf]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +22,7 @@ static const char usage[] =
 	"usage: cidkit sim locality [--config NAME ...] [--delay-ms D ...]\n"
 	"           [--policy P ...] [--rounds R] [--seed S] [--json] [--reference]\n"
 	"           [--trigger return-to-user|tick] [--batch B] [--machine SPEC] [--perf]\n"
+	"           [--score]\n"
 	"\n"
 	"Threads pinned one per core burst one after another in a random order\n"
 	"(reshuffled every round) with a fixed delay between bursts; each burst\n"
@@ -39,9 +41,47 @@ static const char usage[] =
 	"  --batch B       lazy-batched: CPUs per scan call (default 16)\n"
 	"  --machine SPEC  topology preset or spec (default epyc-9654-2s)\n"
 	"  --reference     add the published EPYC 9654 numbers and sim/reference\n"
+	"  --score         with --reference: the model's error over the 24 reference\n"
+	"                  cells (geometric mean of |ln(sim/ref)|, worst cell, the 8\n"
+	"                  lazy/cache-local ratios); needs per-cpu, lazy and\n"
+	"                  cache-local on all four configs at 200 and 10 ms\n"
 	"  --json          a JSON array of results\n"
 	"  --perf          events processed and events per second, on stderr\n"
 	"Options that take lists may be repeated or given comma-separated.\n";
+
+/* Do the axes hold every one of the scoreboard's 24 reference cells? */
+static bool score_axes_complete(const struct sim_list *configs,
+				const unsigned int *delay_ms, unsigned int nd,
+				const int *pol, unsigned int np)
+{
+	static const unsigned int need_delay[] = { 200, 10 };
+	static const int need_pol[] = { CIDK_SIM_PER_CPU, CIDK_CID_LAZY,
+					CIDK_CID_CACHE_LOCAL };
+	bool found;
+
+	for (const char *const *n = cidk_sim_locality_configs; *n; n++) {
+		found = false;
+		for (unsigned int i = 0; i < configs->n; i++)
+			found |= !strcmp(configs->item[i], *n);
+		if (!found)
+			return false;
+	}
+	for (unsigned int k = 0; k < 2; k++) {
+		found = false;
+		for (unsigned int i = 0; i < nd; i++)
+			found |= delay_ms[i] == need_delay[k];
+		if (!found)
+			return false;
+	}
+	for (unsigned int k = 0; k < 3; k++) {
+		found = false;
+		for (unsigned int i = 0; i < np; i++)
+			found |= pol[i] == need_pol[k];
+		if (!found)
+			return false;
+	}
+	return true;
+}
 
 int cmd_sim_locality(int argc, char **argv)
 {
@@ -55,6 +95,7 @@ int cmd_sim_locality(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'b' },
 		{ "machine", required_argument, NULL, 'm' },
 		{ "reference", no_argument, NULL, 'R' },
+		{ "score", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "perf", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -67,7 +108,8 @@ int cmd_sim_locality(int argc, char **argv)
 	int pol[SIM_ARGS_MAX];
 	struct sim_locality_cell *cells;
 	unsigned int ncells = 0, total;
-	bool json = false, reference = false, perf = false;
+	bool json = false, reference = false, perf = false, score = false;
+	struct sim_locality_score sc;
 	bool progress = isatty(STDERR_FILENO);
 	uint64_t events = 0;
 	double host = 0;
@@ -111,6 +153,9 @@ int cmd_sim_locality(int argc, char **argv)
 		case 'R':
 			reference = true;
 			break;
+		case 'S':
+			score = true;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -128,6 +173,8 @@ int cmd_sim_locality(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_extra_arg("sim locality", argv[optind]);
+	if (score && !reference)
+		return cli_error("sim locality: --score needs --reference");
 
 	if (!configs.n)
 		for (const char *const *n = cidk_sim_locality_configs; *n; n++)
@@ -165,6 +212,10 @@ int cmd_sim_locality(int argc, char **argv)
 					     true, &pol[i]))
 				return CLI_EXIT_USAGE;
 	}
+
+	if (score && !score_axes_complete(&configs, delay_ms, delays.n, pol,
+					  policies.n))
+		return cli_error("sim locality: --score needs per-cpu, lazy and cache-local on all four configs at 200 and 10 ms");
 
 	total = delays.n * configs.n * policies.n;
 	cells = calloc(total, sizeof(*cells));
@@ -205,8 +256,12 @@ int cmd_sim_locality(int argc, char **argv)
 		return rc;
 	}
 
+	if (score && !sim_locality_score(cells, ncells, &sc)) {
+		free(cells);
+		return cli_error("sim locality: --score: a reference cell is missing");
+	}
 	if (json) {
-		sim_report_locality_json(stdout, cells, ncells, reference);
+		sim_report_locality_json(stdout, cells, ncells, reference, score);
 	} else {
 		cli_echo_command(stdout, argc, argv, "sim");
 		printf("machine %s, %u rounds (the first warms up), seed %llu, compaction on %s\n",
@@ -217,6 +272,8 @@ int cmd_sim_locality(int argc, char **argv)
 		};
 
 		sim_report_locality_table(stdout, cells, ncells, &ax, reference);
+		if (score)
+			sim_report_locality_score(stdout, &sc);
 	}
 	if (perf)
 		fprintf(stderr, "sim locality: %llu events in %.3f s of host time: %.1f M events/s\n",
