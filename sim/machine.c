@@ -113,9 +113,10 @@ double sim_line_cost(const struct sim_machine *m, unsigned int cpu,
 static unsigned int group_weight(const struct sim_machine *m,
 				 enum cidk_topo_level level, unsigned int cpu)
 {
-	const struct cidk_mask *g = cidk_topo_mask(m->topo, level, cpu);
+	/* no full-width copy per group: 65536 one-CPU groups stay cheap */
+	unsigned int w = cidk_topo_group_weight(m->topo, level, cpu);
 
-	return g ? cidk_mask_weight(g) : 1;
+	return w ? w : 1;
 }
 
 double sim_scan_cost(struct sim_machine *m, unsigned int cpu,

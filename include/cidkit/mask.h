@@ -303,6 +303,9 @@ CIDK_EXPORT unsigned int cidk_mask_union_count(struct cidk_mask *dst,
  * USED > GROUP), or -ERANGE (a bit >= nbits, a number that overflows).
  * On failure @m's content is unspecified (it may hold a prefix).  MT-safe
  * for distinct masks.
+ * Cost: O(strlen(s) + regions * nbits / BITS_PER_LONG) word operations,
+ * whatever the stride: a region "0-N:1/1" (USED == GROUP) is one range and
+ * a small GROUP is set a word at a time, never a group at a time.
  */
 CIDK_EXPORT int cidk_mask_parse_list(struct cidk_mask *m, const char *s,
 				     size_t *errpos);

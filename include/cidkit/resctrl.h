@@ -130,7 +130,12 @@ CIDK_EXPORT void cidk_resctrl_rate(const struct cidk_rc_value *prev,
  * new mask of (highest online CPU + 1) bits in *@out; the mask is empty
  * when no online CPU reports that id.
  * Returns 0, -ENOENT / -EINVAL (devices/system/cpu/online missing or
- * garbled; @err, when not NULL, says which and why) or -ENOMEM.
+ * garbled, or not a regular file: a FIFO is refused without blocking;
+ * @err, when not NULL, says which and why), -ERANGE (a CPU number at or
+ * beyond CIDK_TOPO_MAX_CPUS, checked before anything is allocated),
+ * -ENAMETOOLONG (@sysfs_root too long for a path) or -ENOMEM.
+ * Cost: O(size of online + online CPUs x cache indexes) and
+ * O(CIDK_TOPO_MAX_CPUS) memory at most, whatever the numbers in the file.
  * MT-safe.
  */
 CIDK_EXPORT int cidk_resctrl_domain_cpus(const char *sysfs_root,

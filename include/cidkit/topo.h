@@ -107,8 +107,12 @@ CIDK_EXPORT int cidk_topo_set_mask(struct cidk_topo *t,
  * contain its own CPU.  Which files are read, in which order, and when the
  * cluster and die levels count as present: docs/topo.md.  Errors: -ENOENT
  * (a required file is missing), -EINVAL (a file is garbled), -ERANGE (a
- * CPU beyond possible, or more than CIDK_TOPO_MAX_CPUS), -ENOMEM, or the
- * errno of a failed read.  *out is untouched on failure.  MT-safe.
+ * CPU beyond possible, or more than CIDK_TOPO_MAX_CPUS), -EISDIR or
+ * -EINVAL (a directory, FIFO or device where a file belongs: refused at
+ * once, never read), -ENAMETOOLONG (@root leaves no room for the paths
+ * under it), -ENOMEM, or the errno of a failed read.  Every file is at most
+ * 4 MiB and parses in O(size + regions x nr_cpu_ids / 64).  *out is
+ * untouched on failure.  MT-safe.
  */
 CIDK_EXPORT int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 				     struct cidk_topo_err *err);
@@ -119,7 +123,9 @@ CIDK_EXPORT int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
  * grammar of docs/topo.md ("2s96c2t:llc=8").  Returns 0 and *out, or
  * -EINVAL with @err saying what is wrong in the spec (-ERANGE: more than
  * CIDK_TOPO_MAX_CPUS CPUs; -ENOMEM; "host": as cidk_topo_from_sysfs()).
- * MT-safe.
+ * Cost: O(strlen(spec) + N log N) time and O(N) memory for N CPUs, each
+ * group stored once whatever the number of groups ("65536c:llc=1" builds
+ * in milliseconds and a few MB).  MT-safe.
  */
 
 /* The preset names, NULL-terminated, and the spec each one stands for. */
@@ -136,10 +142,26 @@ CIDK_EXPORT unsigned int cidk_topo_nr_online(const struct cidk_topo *t);
 CIDK_EXPORT bool cidk_topo_has_level(const struct cidk_topo *t,
 				     enum cidk_topo_level level);
 
-/* The group of @cpu at @level; NULL if the level is absent or cpu offline. */
+/*
+ * The group of @cpu at @level; NULL if the level is absent or cpu offline
+ * (or, with errno ENOMEM, if the copy could not be made).  Groups are
+ * stored sparsely; the first call for a group makes its full-width copy
+ * (nr_cpu_ids / 8 bytes, kept until the topology is freed), later calls
+ * return it in O(1).  Ask for the masks you need: asking for every group
+ * of a level with G groups costs G x nr_cpu_ids / 8 bytes.
+ */
 CIDK_EXPORT const struct cidk_mask *cidk_topo_mask(const struct cidk_topo *t,
 						   enum cidk_topo_level level,
 						   unsigned int cpu);
+
+/*
+ * The number of online CPUs in @cpu's group at @level (0 if the level is
+ * absent or @cpu offline), without making a full-width copy: O(non-zero
+ * words of the group).
+ */
+CIDK_EXPORT unsigned int cidk_topo_group_weight(const struct cidk_topo *t,
+						enum cidk_topo_level level,
+						unsigned int cpu);
 
 /* Group id of @cpu at @level: the lowest CPU of its group (nr_cpu_ids if none). */
 CIDK_EXPORT unsigned int cidk_topo_group_id(const struct cidk_topo *t,

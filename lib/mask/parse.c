@@ -133,15 +133,64 @@ static int check_region(const struct region *r, unsigned int nbits)
 	return 0;
 }
 
+/*
+ * Set the bits of one region at word speed, whatever its pattern:
+ *   - USED == GROUP (plain ranges, and "0-N:1/1"): one range;
+ *   - GROUP >= BITS_PER_LONG: one range per group, at most one group
+ *     starts in each word;
+ *   - GROUP < BITS_PER_LONG: each word is a shifted copy of a 2-word
+ *     pattern (the groups repeat with period GROUP).
+ * Cost: O(1 + (end - start) / BITS_PER_LONG) word operations, never one
+ * step per group of a small stride.
+ */
 static void set_region(struct cidk_mask *m, const struct region *r)
 {
-	/* start <= end < nbits <= 2^24, so start + group_len cannot wrap */
-	for (uint64_t start = r->start; start <= r->end; start += r->group_len) {
-		uint64_t len = r->end - start + 1;
+	const unsigned int bpl = CIDK_BITS_PER_LONG;
+	unsigned long pat[2] = { 0, 0 };
+	unsigned int g = r->group_len, used = r->off;
+	uint64_t rot; /* (first bit of the word - start) mod GROUP */
 
-		if (len > r->off)
-			len = r->off;
-		cidk_mask_set_range(m, (unsigned int)start, (unsigned int)len);
+	if (used == 0)
+		return;
+	if (used >= g || r->start == r->end) {
+		uint64_t len = (uint64_t)r->end - r->start + 1;
+
+		if (used < g && len > used)
+			len = used;
+		cidk_mask_set_range(m, r->start, (unsigned int)len);
+		return;
+	}
+	if (g >= bpl) {
+		/* start <= end < nbits <= 2^24: start + GROUP cannot wrap */
+		for (uint64_t s = r->start; s <= r->end; s += g) {
+			uint64_t len = r->end - s + 1;
+
+			cidk_mask_set_range(m, (unsigned int)s,
+					    (unsigned int)(len > used ? used : len));
+		}
+		return;
+	}
+	/* pat bit i (0 <= i < 2 * bpl) is set when i mod GROUP < USED */
+	for (unsigned int i = 0; i < 2 * bpl; i++)
+		if (i % g < used)
+			pat[i / bpl] |= 1UL << (i % bpl);
+	rot = 0;
+	for (unsigned int w = r->start / bpl; w <= r->end / bpl; w++) {
+		uint64_t lo = (uint64_t)w * bpl, hi = lo + bpl - 1;
+		unsigned long bits;
+
+		if (lo < r->start) { /* the first word: align the pattern */
+			bits = pat[0] << (r->start - lo);
+			rot = (bpl - (r->start - lo)) % g;
+		} else {
+			/* bit j of the word is pattern bit rot + j (< 2 bpl) */
+			bits = rot ? (pat[0] >> rot) | (pat[1] << (bpl - rot))
+				   : pat[0];
+			rot = (rot + bpl) % g;
+		}
+		if (hi > r->end)
+			bits &= ~0UL >> (hi - r->end);
+		m->bits[w] |= bits;
 	}
 }
 

@@ -17,16 +17,18 @@
 #include <unistd.h>
 
 #include <cidkit/resctrl.h>
+#include <cidkit/topo.h>
 
 #include "resctrl/resctrl_internal.h"
+#include "util/file.h"
 
 long cidk__rc_read_small(const char *path, char *buf, size_t size)
 {
 	ssize_t len;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = cidk__open_regular(path); /* a FIFO must not block */
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	len = read(fd, buf, size - 1);
 	if (len < 0)
 		len = -errno;
@@ -59,24 +61,29 @@ static long read_id(const char *path)
 	return v;
 }
 
-/* Highest number in a cpulist + 1 (enough bits to parse it). */
+/*
+ * Highest number in a cpulist + 1 (enough bits to parse it), or 0 when a
+ * number reaches CIDK_TOPO_MAX_CPUS: the width is checked against the
+ * topology's own limit before anything is sized by it.  O(strlen(s)).
+ */
 static unsigned int list_width(const char *s)
 {
 	unsigned long max = 0, v;
-	char *end;
 
-	while (*s) {
-		if (*s >= '0' && *s <= '9') {
-			v = strtoul(s, &end, 10);
-			if (v > max)
-				max = v;
-			s = end;
-		} else {
-			s++;
-		}
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			continue;
+		for (v = 0; *s >= '0' && *s <= '9'; s++)
+			if (v < CIDK_TOPO_MAX_CPUS)
+				v = v * 10 + (unsigned long)(*s - '0');
+		if (v >= CIDK_TOPO_MAX_CPUS)
+			return 0;
+		if (v > max)
+			max = v;
+		if (!*s)
+			break;
 	}
-	return max >= CIDK_MASK_MAX_BITS ? CIDK_MASK_MAX_BITS
-					 : (unsigned int)max + 1;
+	return (unsigned int)max + 1;
 }
 
 bool cidk__rc_path_fmt(char *buf, size_t size, const char *fmt, ...)
@@ -133,12 +140,22 @@ int cidk__rc_cpumap_load(const char *sysfs_root, struct cidk__rc_cpumap **out,
 	if (!sysfs_root)
 		sysfs_root = "/sys";
 	if (!cidk__rc_path_fmt(path, sizeof(path), "%s/devices/system/cpu/online",
-		      sysfs_root))
+		      sysfs_root)) {
+		set_err(err, "", "sysfs root path too long");
 		return -ENAMETOOLONG;
+	}
 	len = cidk__rc_read_small(path, buf, sizeof(buf));
 	if (len < 0) {
-		set_err(err, path, strerror((int)-len));
+		set_err(err, path, cidk__open_strerror((int)len));
 		return (int)len;
+	}
+	if (!list_width(buf)) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "a CPU number beyond the %u supported",
+			 CIDK_TOPO_MAX_CPUS);
+		set_err(err, path, msg);
+		return -ERANGE;
 	}
 	m = calloc(1, sizeof(*m));
 	if (!m)

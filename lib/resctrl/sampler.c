@@ -31,6 +31,7 @@
 #include <cidkit/resctrl.h>
 
 #include "resctrl/resctrl_internal.h"
+#include "util/file.h"
 #include "util/clock.h"
 
 struct counter {
@@ -236,8 +237,11 @@ static void merge(struct cidk_resctrl *rc, struct cidk__rc_found *f, size_t nf,
 
 			memset(c, 0, sizeof(*c));
 			c->key = f[j++];
-			c->fd = open(c->key.path, O_RDONLY | O_CLOEXEC);
-			c->open_err = c->fd < 0 ? errno : 0;
+			/* a FIFO or device here is an error, never a hang */
+			c->fd = cidk__open_regular(c->key.path);
+			c->open_err = c->fd < 0 ? -c->fd : 0;
+			if (c->fd < 0)
+				c->fd = -1;
 			c->dom = find_domain(rc, c->key.resource,
 					     c->key.domain);
 			rc->st.opened++;

@@ -53,7 +53,7 @@ static bool level_sane_pairwise(const struct cidk_topo *t, int l,
 	cidk_mask_for_each(i, on) {
 		const struct cidk__topo_group *gi = cidk__topo_group_of(t, l, i);
 
-		if (gi && !cidk_mask_test(gi->mask, i)) {
+		if (gi && !cidk__topo_group_test(gi, i)) {
 			report(why, l, i, i);
 			return false;
 		}
@@ -100,7 +100,7 @@ static bool nz_intersects(const struct cidk__topo_group *g,
 			  const unsigned long *words)
 {
 	for (unsigned int k = 0; k < g->nr_nz; k++)
-		if (g->mask->bits[g->nz[k]] & words[g->nz[k]])
+		if (g->w[k] & words[g->nz[k]])
 			return true;
 	return false;
 }
@@ -133,7 +133,7 @@ static inline bool linear_step(const struct cidk_topo *t, int l,
 
 	if (!g)
 		return true;
-	if (!cidk_mask_test(g->mask, c)) {
+	if (!cidk__topo_group_test(g, c)) {
 		report(why, l, c, c);
 		return false;
 	}
@@ -151,7 +151,7 @@ static inline bool linear_step(const struct cidk_topo *t, int l,
 			return false;
 		}
 		for (unsigned int k = 0; k < g->nr_nz; k++)
-			s->covered[g->nz[k]] |= g->mask->bits[g->nz[k]];
+			s->covered[g->nz[k]] |= g->w[k];
 		s->seen[cidk__bit_word(id)] |= cidk__bit_mask(id);
 		s->intro[id] = c;
 		return true;

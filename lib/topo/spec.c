@@ -20,6 +20,8 @@
  * whole socket add no level.
  *
  * Workload: built once per run; 8192 CPUs x 6 levels costs a few ms.
+ * Cost: O(N log N) time and O(N) memory for N CPUs, whatever the number
+ * of groups: each group is stored once, sparsely (topo_internal.h).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -254,29 +256,41 @@ static unsigned int cpu_of(const struct shape *sh, uint64_t s, uint64_t c,
 	return (unsigned int)(th * sh->sockets * sh->cores + core);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * One level: groups of @per cores within each socket (per == 0: the whole
  * socket).  Every online CPU of a group gets the group's online CPUs.
+ * Each group is built once from its CPU list (@buf, room for N): O(N log N)
+ * over the level, never a full-width mask per group or per CPU.
  */
 static int build_level(struct cidk_topo *t, const struct shape *sh,
-		       enum cidk_topo_level level, uint64_t per,
-		       struct cidk_mask *m)
+		       enum cidk_topo_level level, uint64_t per, uint32_t *buf)
 {
 	if (!per)
 		per = sh->cores;
 	for (uint64_t s = 0; s < sh->sockets; s++)
 		for (uint64_t c0 = 0; c0 < sh->cores; c0 += per) {
-			unsigned int cpu;
+			unsigned int n = 0;
 			int rc;
 
-			cidk_mask_zero(m);
 			for (uint64_t c = c0; c < c0 + per; c++)
-				for (uint64_t th = 0; th < sh->threads; th++)
-					cidk_mask_set(m, cpu_of(sh, s, c, th));
-			cidk_mask_and(m, m, t->online);
-			cidk_mask_for_each(cpu, m)
-				if ((rc = cidk_topo_set_mask(t, level, cpu, m)))
-					return rc;
+				for (uint64_t th = 0; th < sh->threads; th++) {
+					unsigned int cpu = cpu_of(sh, s, c, th);
+
+					if (cidk_mask_test(t->online, cpu))
+						buf[n++] = cpu;
+				}
+			if (!n)
+				continue;
+			qsort(buf, n, sizeof(*buf), cmp_u32);
+			if ((rc = cidk__topo_add_group(t, level, buf, n)))
+				return rc;
 		}
 	return 0;
 }
@@ -286,6 +300,7 @@ static int build(const char *spec, const struct shape *sh,
 {
 	uint64_t nr = sh->sockets * sh->cores * sh->threads;
 	struct cidk_mask *m = NULL, *off = NULL;
+	uint32_t *buf = NULL;
 	struct cidk_topo *t;
 	int rc = -ENOMEM;
 
@@ -294,7 +309,8 @@ static int build(const char *spec, const struct shape *sh,
 		goto fail;
 	m = cidk_mask_alloc((unsigned int)nr);
 	off = cidk_mask_alloc((unsigned int)nr);
-	if (!m || !off)
+	buf = malloc(nr * sizeof(*buf));
+	if (!m || !off || !buf)
 		goto fail;
 	if (sh->offline) {
 		char *list = strndup(sh->offline, sh->offline_len);
@@ -321,21 +337,22 @@ static int build(const char *spec, const struct shape *sh,
 		goto fail;
 	}
 	cidk_topo_set_online(t, m);
-	rc = build_level(t, sh, CIDK_TOPO_SMT, 1, m);
+	rc = build_level(t, sh, CIDK_TOPO_SMT, 1, buf);
 	/* as discovery does: a cluster of one core or a die of the whole
 	 * socket is no level */
 	if (!rc && sh->cluster > 1)
-		rc = build_level(t, sh, CIDK_TOPO_CLUSTER, sh->cluster, m);
+		rc = build_level(t, sh, CIDK_TOPO_CLUSTER, sh->cluster, buf);
 	if (!rc)
-		rc = build_level(t, sh, CIDK_TOPO_LLC, sh->llc, m);
+		rc = build_level(t, sh, CIDK_TOPO_LLC, sh->llc, buf);
 	if (!rc && sh->die && sh->die < sh->cores)
-		rc = build_level(t, sh, CIDK_TOPO_DIE, sh->die, m);
+		rc = build_level(t, sh, CIDK_TOPO_DIE, sh->die, buf);
 	if (!rc)
-		rc = build_level(t, sh, CIDK_TOPO_PKG, 0, m);
+		rc = build_level(t, sh, CIDK_TOPO_PKG, 0, buf);
 	if (!rc && sh->numa)
-		rc = build_level(t, sh, CIDK_TOPO_NUMA, sh->cores / sh->numa, m);
+		rc = build_level(t, sh, CIDK_TOPO_NUMA, sh->cores / sh->numa, buf);
 	if (rc)
 		goto fail;
+	free(buf);
 	cidk_mask_free(m);
 	cidk_mask_free(off);
 	*out = t;
@@ -343,6 +360,7 @@ static int build(const char *spec, const struct shape *sh,
 fail:
 	if (rc == -ENOMEM)
 		cidk__topo_err(err, spec, "out of memory");
+	free(buf);
 	cidk_mask_free(m);
 	cidk_mask_free(off);
 	cidk_topo_free(t);

@@ -39,8 +39,11 @@
 #include <unistd.h>
 
 #include "topo/topo_internal.h"
+#include "util/file.h"
 
 #define MAX_FILE (4u << 20) /* larger than any real cpulist */
+/* longer than any path under the root that is read (cpuN/cache/indexK/...) */
+#define MAX_REL 128
 
 struct reader {
 	const char *root;
@@ -51,7 +54,10 @@ struct reader {
 	char path[PATH_MAX];
 };
 
-/* @a "/" @b into @buf of @size bytes, cut short if too long. */
+/*
+ * @a "/" @b into @buf of @size bytes.  Never cut short in practice: the
+ * root is checked against MAX_REL once, and every relative path is shorter.
+ */
 static void join(char *buf, size_t size, const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
@@ -74,22 +80,24 @@ static const char *full(struct reader *r, const char *rel)
 
 /*
  * Read @rel into r->buf (NUL-terminated).  Returns 0, -ENOENT (missing: no
- * message when @optional), or another negative errno with a message.
+ * message when @optional), -EISDIR or -EINVAL (not a regular file: a
+ * directory, FIFO or device), or another negative errno with a message.
  */
 static int read_file(struct reader *r, const char *rel, bool optional)
 {
 	size_t len = 0;
 	int fd, rc = 0;
 
-	fd = open(full(r, rel), O_RDONLY | O_CLOEXEC);
+	/* a FIFO, device or directory is refused at once, never read */
+	fd = cidk__open_regular(full(r, rel));
 	if (fd < 0) {
-		rc = -errno;
+		rc = fd;
 		if (rc == -ENOENT || rc == -ENOTDIR) {
 			if (!optional)
 				cidk__topo_err(r->err, r->path, "missing");
 			return -ENOENT;
 		}
-		cidk__topo_err(r->err, r->path, "%s", strerror(-rc));
+		cidk__topo_err(r->err, r->path, "%s", cidk__open_strerror(rc));
 		return rc;
 	}
 	for (;;) {
@@ -238,18 +246,28 @@ bad:
 	return -EINVAL;
 }
 
-static bool index_name(const char *name, unsigned int *k)
+/*
+ * @name is @prefix followed by a decimal number: 1 with *@k set when it is
+ * the kernel's spelling (no leading zero, below 100000), 0 when it is not
+ * that prefix and digits at all, -1 when it is but misspelt ("index07",
+ * "node0x"): another name the kernel never makes would alias or hide one.
+ */
+static int numbered_name(const char *name, const char *prefix,
+			 unsigned int *k)
 {
-	const char *p = name + 5;
+	size_t l = strlen(prefix);
+	const char *p = name + l;
 
-	if (strncmp(name, "index", 5) || !*p)
-		return false;
+	if (strncmp(name, prefix, l) || *p < '0' || *p > '9')
+		return 0;
+	if (p[0] == '0' && p[1])
+		return -1;
 	for (*k = 0; *p; p++) {
-		if (*p < '0' || *p > '9' || *k > 100000)
-			return false;
+		if (*p < '0' || *p > '9' || *k >= 100000)
+			return -1;
 		*k = *k * 10 + (unsigned int)(*p - '0');
 	}
-	return true;
+	return 1;
 }
 
 /*
@@ -275,8 +293,16 @@ static int read_llc(struct reader *r, const struct cidk_topo *t,
 	while ((de = readdir(d))) {
 		unsigned int k, level;
 		bool unified;
+		int named = numbered_name(de->d_name, "index", &k);
 
-		if (!index_name(de->d_name, &k))
+		if (named < 0) {
+			cidk__topo_err(r->err, full(r, dir),
+				       "'%.32s' is not how the kernel names a cache index (indexN)",
+				       de->d_name);
+			rc = -EINVAL;
+			break;
+		}
+		if (!named)
 			continue;
 		/* the kernel hides type and level when it does not know them */
 		snprintf(rel, sizeof(rel), "%s/index%u/type", dir, k);
@@ -334,14 +360,17 @@ static int read_numa(struct reader *r, struct cidk_topo *t, struct cidk_mask *m)
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		const char *p = de->d_name + 4;
 		unsigned int id = 0;
+		int named = numbered_name(de->d_name, "node", &id);
 
-		if (strncmp(de->d_name, "node", 4) || !*p)
-			continue;
-		for (; *p >= '0' && *p <= '9' && id < 1000000; p++)
-			id = id * 10 + (unsigned int)(*p - '0');
-		if (*p)
+		if (named < 0) {
+			cidk__topo_err(r->err, r->path,
+				       "'%.32s' is not how the kernel names a node (nodeN)",
+				       de->d_name);
+			rc = -EINVAL;
+			break;
+		}
+		if (!named)
 			continue;
 		if (nr == cap) {
 			unsigned int *n = realloc(ids, (cap = cap ? cap * 2 : 16) *
@@ -459,6 +488,11 @@ int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 	if (!out) {
 		cidk__topo_err(err, "", "no output");
 		return -EINVAL;
+	}
+	if (strlen(r.root) + MAX_REL >= sizeof(r.path)) {
+		cidk__topo_err(err, "", "root path too long (%zu bytes)",
+			       strlen(r.root));
+		return -ENAMETOOLONG;
 	}
 	/* possible: parse at the largest width, then size everything by it */
 	m = cidk_mask_alloc(CIDK_TOPO_MAX_CPUS);

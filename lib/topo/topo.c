@@ -86,9 +86,11 @@ fail:
 
 static void group_release(struct cidk__topo_group *g)
 {
-	cidk_mask_free(g->mask);
+	cidk_mask_free(atomic_load_explicit(&g->full, memory_order_relaxed));
+	atomic_store_explicit(&g->full, NULL, memory_order_relaxed);
+	free(g->w);
 	free(g->nz);
-	g->mask = NULL;
+	g->w = NULL;
 	g->nz = NULL;
 	g->nr_nz = 0;
 }
@@ -112,27 +114,79 @@ void cidk_topo_free(struct cidk_topo *t)
 
 /* ---- groups ---------------------------------------------------------------- */
 
-/* Recompute first and the non-zero word list of @g from its mask. */
-static int group_describe(struct cidk__topo_group *g)
+/* Allocate room for @n non-zero words in @g (at least one: w != NULL). */
+static int group_words(struct cidk__topo_group *g, unsigned int n)
 {
-	const struct cidk_mask *m = g->mask;
+	g->nz = malloc((n ? n : 1) * sizeof(*g->nz));
+	g->w = malloc((n ? n : 1) * sizeof(*g->w));
+	if (!g->nz || !g->w) {
+		free(g->nz);
+		free(g->w);
+		g->nz = NULL;
+		g->w = NULL;
+		return -ENOMEM;
+	}
+	g->nr_nz = 0;
+	return 0;
+}
+
+/* Describe @m in a fresh group @g: its non-zero words and first CPU. */
+static int group_describe(struct cidk__topo_group *g, const struct cidk_mask *m)
+{
 	unsigned int n = 0;
-	uint32_t *nz;
 
 	for (unsigned int w = 0; w < m->nwords; w++)
 		n += m->bits[w] != 0;
-	nz = malloc((n ? n : 1) * sizeof(*nz));
-	if (!nz)
+	if (group_words(g, n))
 		return -ENOMEM;
-	n = 0;
 	for (unsigned int w = 0; w < m->nwords; w++)
-		if (m->bits[w])
-			nz[n++] = w;
-	free(g->nz);
-	g->nz = nz;
-	g->nr_nz = n;
+		if (m->bits[w]) {
+			g->nz[g->nr_nz] = w;
+			g->w[g->nr_nz++] = m->bits[w];
+		}
 	g->first = cidk_mask_first(m);
 	return 0;
+}
+
+/* Does live group @g hold exactly the bits of @m?  O(m->nwords). */
+static bool group_equal_mask(const struct cidk__topo_group *g,
+			     const struct cidk_mask *m)
+{
+	unsigned int k = 0;
+
+	for (unsigned int w = 0; w < m->nwords; w++) {
+		if (!m->bits[w])
+			continue;
+		if (k == g->nr_nz || g->nz[k] != w || g->w[k] != m->bits[w])
+			return false;
+		k++;
+	}
+	return k == g->nr_nz;
+}
+
+/* Index in nz[] of word @w of @g, or -1. */
+static long group_find(const struct cidk__topo_group *g, uint32_t w)
+{
+	unsigned int lo = 0, hi = g->nr_nz;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (g->nz[mid] == w)
+			return mid;
+		if (g->nz[mid] < w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+bool cidk__topo_group_test(const struct cidk__topo_group *g, unsigned int cpu)
+{
+	long k = group_find(g, cidk__bit_word(cpu));
+
+	return k >= 0 && (g->w[k] & cidk__bit_mask(cpu));
 }
 
 bool cidk__topo_group_equal(const struct cidk__topo_group *a,
@@ -142,28 +196,23 @@ bool cidk__topo_group_equal(const struct cidk__topo_group *a,
 		return true;
 	if (a->nr_nz != b->nr_nz || a->first != b->first)
 		return false;
-	for (unsigned int i = 0; i < a->nr_nz; i++) {
-		uint32_t w = a->nz[i];
-
-		if (w != b->nz[i] || a->mask->bits[w] != b->mask->bits[w])
+	for (unsigned int i = 0; i < a->nr_nz; i++)
+		if (a->nz[i] != b->nz[i] || a->w[i] != b->w[i])
 			return false;
-	}
 	return true;
 }
 
 bool cidk__topo_group_intersects(const struct cidk__topo_group *a,
 				 const struct cidk__topo_group *b)
 {
-	if (a->nr_nz > b->nr_nz) {
-		const struct cidk__topo_group *tmp = a;
+	unsigned int i = 0, j = 0;
 
-		a = b;
-		b = tmp;
-	}
-	for (unsigned int i = 0; i < a->nr_nz; i++) {
-		uint32_t w = a->nz[i];
-
-		if (a->mask->bits[w] & b->mask->bits[w])
+	while (i < a->nr_nz && j < b->nr_nz) {
+		if (a->nz[i] < b->nz[j])
+			i++;
+		else if (a->nz[i] > b->nz[j])
+			j++;
+		else if (a->w[i++] & b->w[j++])
 			return true;
 	}
 	return false;
@@ -230,14 +279,14 @@ int cidk_topo_set_mask(struct cidk_topo *t, enum cidk_topo_level level,
 	first = cidk_mask_first(m);
 
 	/* Share the group of an equal mask (the CPU's own, or by first CPU). */
-	if (old != CIDK__TOPO_NONE && cidk_mask_equal(lv->groups[old].mask, m)) {
+	if (old != CIDK__TOPO_NONE && group_equal_mask(&lv->groups[old], m)) {
 		lv->present = true;
 		return 0;
 	}
 	gi = first < t->nr_cpu_ids ? lv->by_first[first] : CIDK__TOPO_NONE;
-	if (gi != CIDK__TOPO_NONE && lv->groups[gi].mask &&
+	if (gi != CIDK__TOPO_NONE && lv->groups[gi].w &&
 	    lv->groups[gi].first == first &&
-	    cidk_mask_equal(lv->groups[gi].mask, m)) {
+	    group_equal_mask(&lv->groups[gi], m)) {
 		ref_drop(t, lv, cpu);
 		ref_take(t, lv, cpu, gi);
 		lv->present = true;
@@ -248,10 +297,9 @@ int cidk_topo_set_mask(struct cidk_topo *t, enum cidk_topo_level level,
 	{
 		struct cidk__topo_group fresh = { 0 };
 
-		fresh.mask = cidk_mask_dup(m);
-		if (!fresh.mask)
+		if (group_describe(&fresh, m))
 			return -ENOMEM;
-		if (group_describe(&fresh) || group_slot(lv, &gi)) {
+		if (group_slot(lv, &gi)) {
 			group_release(&fresh);
 			return -ENOMEM;
 		}
@@ -262,6 +310,45 @@ int cidk_topo_set_mask(struct cidk_topo *t, enum cidk_topo_level level,
 	ref_take(t, lv, cpu, gi);
 	if (first < t->nr_cpu_ids)
 		lv->by_first[first] = gi;
+	lv->present = true;
+	return 0;
+}
+
+int cidk__topo_add_group(struct cidk_topo *t, enum cidk_topo_level level,
+			 const uint32_t *cpus, unsigned int n)
+{
+	struct cidk__topo_level *lv = &t->lv[level];
+	struct cidk__topo_group fresh = { 0 };
+	unsigned int words = 0;
+	uint32_t gi;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (cpus[i] >= t->nr_cpu_ids || (i && cpus[i] <= cpus[i - 1]) ||
+		    lv->grp[cpus[i]] != CIDK__TOPO_NONE)
+			return -EINVAL;
+		words += !i || cidk__bit_word(cpus[i]) != cidk__bit_word(cpus[i - 1]);
+	}
+	if (group_words(&fresh, words))
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t w = cidk__bit_word(cpus[i]);
+
+		if (!fresh.nr_nz || fresh.nz[fresh.nr_nz - 1] != w) {
+			fresh.nz[fresh.nr_nz] = w;
+			fresh.w[fresh.nr_nz++] = 0;
+		}
+		fresh.w[fresh.nr_nz - 1] |= cidk__bit_mask(cpus[i]);
+	}
+	fresh.first = n ? cpus[0] : t->nr_cpu_ids;
+	if (group_slot(lv, &gi)) {
+		group_release(&fresh);
+		return -ENOMEM;
+	}
+	lv->groups[gi] = fresh;
+	for (unsigned int i = 0; i < n; i++)
+		ref_take(t, lv, cpus[i], gi);
+	if (n)
+		lv->by_first[cpus[0]] = gi;
 	lv->present = true;
 	return 0;
 }
@@ -305,22 +392,28 @@ int cidk_topo_remove_cpu(struct cidk_topo *t, unsigned int cpu)
 		ref_drop(t, lv, cpu);
 		for (uint32_t i = 0; i < lv->nr; i++) {
 			struct cidk__topo_group *g = &lv->groups[i];
-			unsigned int w = cidk__bit_word(cpu);
+			struct cidk_mask *full;
+			long k;
 
-			if (!g->mask || !cidk_mask_test(g->mask, cpu))
+			if (!g->w || (k = group_find(g, cidk__bit_word(cpu))) < 0 ||
+			    !(g->w[k] & cidk__bit_mask(cpu)))
 				continue;
-			cidk_mask_clear(g->mask, cpu);
-			if (g->mask->bits[w] == 0) {
-				/* drop word w from nz[] (in place: no alloc) */
-				unsigned int j = 0;
-
-				for (unsigned int k = 0; k < g->nr_nz; k++)
-					if (g->nz[k] != w)
-						g->nz[j++] = g->nz[k];
-				g->nr_nz = j;
+			g->w[k] &= ~cidk__bit_mask(cpu);
+			full = atomic_load_explicit(&g->full, memory_order_relaxed);
+			if (full)
+				cidk_mask_clear(full, cpu);
+			if (g->w[k] == 0) {
+				/* drop word k (in place: no alloc) */
+				for (unsigned int j = (unsigned int)k; j + 1 < g->nr_nz; j++) {
+					g->nz[j] = g->nz[j + 1];
+					g->w[j] = g->w[j + 1];
+				}
+				g->nr_nz--;
 			}
 			if (g->first == cpu) {
-				g->first = cidk_mask_next(g->mask, cpu + 1);
+				g->first = g->nr_nz ? g->nz[0] * CIDK_BITS_PER_LONG +
+					(unsigned int)__builtin_ctzl(g->w[0])
+						    : t->nr_cpu_ids;
 				if (g->first < t->nr_cpu_ids &&
 				    lv->by_first[g->first] == CIDK__TOPO_NONE)
 					lv->by_first[g->first] = i;
@@ -370,9 +463,42 @@ const struct cidk_mask *cidk_topo_mask(const struct cidk_topo *t,
 				       enum cidk_topo_level level,
 				       unsigned int cpu)
 {
-	const struct cidk__topo_group *g = online_group(t, level, cpu);
+	struct cidk__topo_group *g =
+		(struct cidk__topo_group *)online_group(t, level, cpu);
+	struct cidk_mask *full, *fresh;
 
-	return g ? g->mask : NULL;
+	if (!g)
+		return NULL;
+	full = atomic_load_explicit(&g->full, memory_order_acquire);
+	if (full)
+		return full;
+	/* first request for this group: materialize it, publish once */
+	fresh = cidk_mask_alloc(t->nr_cpu_ids);
+	if (!fresh)
+		return NULL;
+	for (unsigned int k = 0; k < g->nr_nz; k++)
+		fresh->bits[g->nz[k]] = g->w[k];
+	if (atomic_compare_exchange_strong_explicit(&g->full, &full, fresh,
+						    memory_order_acq_rel,
+						    memory_order_acquire))
+		return fresh;
+	cidk_mask_free(fresh); /* another thread won: use its copy */
+	return full;
+}
+
+unsigned int cidk_topo_group_weight(const struct cidk_topo *t,
+				    enum cidk_topo_level level,
+				    unsigned int cpu)
+{
+	const struct cidk__topo_group *g = online_group(t, level, cpu);
+	unsigned int n = 0;
+
+	if (!g)
+		return 0;
+	for (unsigned int k = 0; k < g->nr_nz; k++)
+		n += (unsigned int)__builtin_popcountl(g->w[k] &
+						       t->online->bits[g->nz[k]]);
+	return n;
 }
 
 unsigned int cidk_topo_group_id(const struct cidk_topo *t,
@@ -405,9 +531,12 @@ int cidk_topo_span_range(const struct cidk_topo *t, enum cidk_topo_level level,
 		const struct cidk__topo_group *g = &lv->groups[i];
 		unsigned int w;
 
-		if (!g->mask || !g->online_refs)
+		if (!g->w || !g->online_refs)
 			continue;
-		w = cidk_mask_weight_and(g->mask, t->online);
+		w = 0;
+		for (unsigned int k = 0; k < g->nr_nz; k++)
+			w += (unsigned int)__builtin_popcountl(
+				g->w[k] & t->online->bits[g->nz[k]]);
 		lo = w < lo ? w : lo;
 		hi = w > hi ? w : hi;
 	}

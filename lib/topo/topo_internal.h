@@ -3,14 +3,20 @@
  * Internal: how a topology is stored.
  *
  * Per level, the distinct group masks are stored once (struct
- * cidk__topo_group) and every CPU holds the index of its group, so that
+ * cidk__topo_group), sparsely: only the non-zero words, so that a level
+ * costs O(N) memory however many groups it has (65536 one-CPU groups of a
+ * 65536-CPU machine take a few hundred KB, not 65536 full-width masks).
+ * Every CPU holds the index of its group, so that
  *   - distance and group id are O(1) (compare / read one index per level);
  *   - span sanity touches each group's non-zero words only (nz[]), which
  *     keeps it O(N) even when a group's CPUs are far apart (Linux x86
  *     numbering puts SMT siblings n and n + nr_cores into distant words).
  * Invariants:
  *   - grp[cpu] is CIDK__TOPO_NONE or the index of a live group (refs > 0);
- *   - a live group's first, nz[] and nr_nz describe its mask exactly;
+ *   - a group is live when w != NULL; its first, nz[], w[] and nr_nz
+ *     describe its mask exactly (w[k] is word nz[k], never zero);
+ *   - full is NULL or a full-width copy of the mask, made on the first
+ *     cidk_topo_mask() for the group and kept in step by remove_cpu;
  *   - online_refs counts the online CPUs whose grp[] is the group, and
  *     nr_groups the live groups with online_refs > 0;
  *   - by_first[c] is only a hint (a group whose first CPU was c); readers
@@ -20,6 +26,7 @@
 #ifndef CIDKIT_TOPO_INTERNAL_H
 #define CIDKIT_TOPO_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <cidkit/topo.h>
@@ -27,12 +34,13 @@
 #define CIDK__TOPO_NONE UINT32_MAX
 
 struct cidk__topo_group {
-	struct cidk_mask *mask; /* NULL when dead */
-	unsigned int first;	/* lowest CPU, nbits when empty */
-	unsigned int nr_nz;	/* non-zero words */
+	unsigned long *w;	/* the non-zero words; NULL when dead */
 	uint32_t *nz;		/* their indices, ascending */
+	unsigned int nr_nz;	/* how many */
+	unsigned int first;	/* lowest CPU, nbits when empty */
 	unsigned int refs;	/* CPUs whose group this is */
 	unsigned int online_refs;
+	_Atomic(struct cidk_mask *) full; /* lazy full-width copy, or NULL */
 };
 
 struct cidk__topo_level {
@@ -60,6 +68,18 @@ cidk__topo_group_of(const struct cidk_topo *t, enum cidk_topo_level level,
 
 	return g == CIDK__TOPO_NONE ? NULL : &t->lv[level].groups[g];
 }
+
+/* Is @cpu in @g?  O(log nr_nz). */
+bool cidk__topo_group_test(const struct cidk__topo_group *g, unsigned int cpu);
+
+/*
+ * Make @cpus[0..n) (ascending, distinct, < nr_cpu_ids, none yet in a group
+ * at @level) one new group at @level.  O(n) time and memory, independent
+ * of nr_cpu_ids.  Returns 0, -EINVAL (not ascending or out of range) or
+ * -ENOMEM; nothing changes on failure.
+ */
+int cidk__topo_add_group(struct cidk_topo *t, enum cidk_topo_level level,
+			 const uint32_t *cpus, unsigned int n);
 
 /* Content equality / intersection over the non-zero words only. */
 bool cidk__topo_group_equal(const struct cidk__topo_group *a,
