@@ -292,20 +292,31 @@ static bool independent(const struct pend *a, const struct pend *b)
 	return !is_write(a->op) && !is_write(b->op);
 }
 
+/* Make room for element @i of the array *@v of *@cap elements of @size. */
+static int grow(void **v, unsigned long *cap, unsigned long i, size_t size)
+{
+	unsigned long n = *cap ? *cap : 1024;
+	void *nv;
+
+	if (i < *cap)
+		return 0;
+	while (n <= i)
+		n *= 2;
+	nv = realloc(*v, n * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = n;
+	return 0;
+}
+
 static int log_step(unsigned int tid, bool preempt)
 {
 	struct chk_step *st;
 	const char *ev;
 
-	if (X.nlog == X.cap) {
-		unsigned long cap = X.cap ? 2 * X.cap : 1024;
-		struct chk_step *v = realloc(X.log, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		X.log = v;
-		X.cap = cap;
-	}
+	if (grow((void **)&X.log, &X.cap, X.nlog, sizeof(*X.log)))
+		return -ENOMEM;
 	st = &X.log[X.nlog++];
 	memset(st, 0, sizeof(*st));
 	st->tid = tid;
@@ -321,16 +332,7 @@ static int log_step(unsigned int tid, bool preempt)
 
 static int node_at(unsigned long i)
 {
-	if (i >= X.nodes_cap) {
-		unsigned long cap = X.nodes_cap ? 2 * X.nodes_cap : 1024;
-		struct node *v = realloc(X.nodes, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		X.nodes = v;
-		X.nodes_cap = cap;
-	}
-	return 0;
+	return grow((void **)&X.nodes, &X.nodes_cap, i, sizeof(*X.nodes));
 }
 
 static void set_add(uint64_t h)

@@ -21,8 +21,7 @@
 
 #include "cid/cid_internal.h"
 
-__attribute__((format(printf, 3, 4))) static int fail(char *why, size_t len,
-						      const char *fmt, ...)
+int cidk__cid_why(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -63,7 +62,7 @@ int cidk_cid_check(const struct cidk_cid_mm *mm,
 
 		if (!t->running) {
 			if (cid != CIDK_CID_NONE) {
-				rc = fail(why, whylen,
+				rc = cidk__cid_why(why, whylen,
 					  "task %u is not running but holds CID %u",
 					  i, cid);
 				goto out;
@@ -71,29 +70,29 @@ int cidk_cid_check(const struct cidk_cid_mm *mm,
 			continue;
 		}
 		if (cid == CIDK_CID_NONE) {
-			rc = fail(why, whylen, "running task %u holds no CID", i);
+			rc = cidk__cid_why(why, whylen, "running task %u holds no CID", i);
 			goto out;
 		}
 		if (cid >= nr || cid >= allowed) {
-			rc = fail(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				  "task %u holds CID %u >= nr_cpus_allowed %u (nr_cpu_ids %u)",
 				  i, cid, allowed, nr);
 			goto out;
 		}
 		if (strict && cid >= max_cids) {
-			rc = fail(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				  "task %u holds CID %u >= min(nr_cpus_allowed, nr_users) = %u",
 				  i, cid, max_cids);
 			goto out;
 		}
 		if (!cidk_mask_test_atomic(mm->cidmask, cid)) {
-			rc = fail(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				  "task %u holds CID %u whose bitmap bit is clear",
 				  i, cid);
 			goto out;
 		}
 		if (owner[cid] != CIDK_CID_NONE) {
-			rc = fail(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				  "CID %u held twice: by running tasks %u and %u",
 				  cid, owner[cid], i);
 			goto out;
@@ -108,11 +107,11 @@ int cidk_cid_check(const struct cidk_cid_mm *mm,
 		if (s == SLOT_UNSET)
 			continue;
 		if ((s & SLOT_LAZY_PUT) && !(s & SLOT_BUSY)) {
-			rc = fail(why, whylen, "CPU %u: LAZY_PUT on an idle slot", c);
+			rc = cidk__cid_why(why, whylen, "CPU %u: LAZY_PUT on an idle slot", c);
 			goto out;
 		}
 		if (cid >= nr || !cidk_mask_test_atomic(mm->cidmask, cid)) {
-			rc = fail(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				  "CPU %u: slot CID %u not set in the bitmap", c,
 				  cid);
 			goto out;
@@ -121,13 +120,13 @@ int cidk_cid_check(const struct cidk_cid_mm *mm,
 		if (s & SLOT_BUSY) {
 			if (o == CIDK_CID_NONE || (o & OWNER_SLOT) ||
 			    tasks[o]->cpu != c) {
-				rc = fail(why, whylen,
+				rc = cidk__cid_why(why, whylen,
 					  "CPU %u: busy slot CID %u not held by a task running there",
 					  c, cid);
 				goto out;
 			}
 		} else if (o != CIDK_CID_NONE) {
-			rc = fail(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				  "CID %u held twice: idle on CPU %u and by %s %u",
 				  cid, c, (o & OWNER_SLOT) ? "CPU" : "task",
 				  o & ~OWNER_SLOT);
@@ -143,7 +142,7 @@ int cidk_cid_check(const struct cidk_cid_mm *mm,
 	for (unsigned int c = 0; c < nr; c++)
 		if (cidk_mask_test_atomic(mm->cidmask, c) &&
 		    owner[c] == CIDK_CID_NONE) {
-			rc = fail(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				  "CID %u leaked: set in the bitmap, owned by no task or CPU",
 				  c);
 			goto out;

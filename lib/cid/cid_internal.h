@@ -268,6 +268,10 @@ static inline bool cidk__is_lazy_family(const struct cidk_cid_mm *mm)
 	       mm->p.kind == CIDK_CID_CACHE_LOCAL;
 }
 
+/* check.c: format the invariant checker's reason; returns -EINVAL. */
+__attribute__((format(printf, 3, 4))) int cidk__cid_why(char *why, size_t len,
+							const char *fmt, ...);
+
 /* ownership.c: the invariants of its ownership records, for check.c */
 int cidk__ownership_check(const struct cidk_cid_mm *mm,
 			  struct cidk_cid_task *const *tasks, unsigned int n,
@@ -284,9 +288,12 @@ unsigned int cidk__cid_try_switch_in(struct cidk_cid_mm *mm,
 				     struct cidk_cid_task *t, unsigned int cpu,
 				     uint64_t now);
 
-/* Record a task's new CID in the counters and the task. */
+/* Record a task's new CID in the counters and the task (and its CPU). */
 void cidk__cid_note_in(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
 		       struct cidk_cid_task *t, unsigned int cpu,
 		       unsigned int cid);
+/* The same without t->cpu (ownership writes it under its rq_lock). */
+void cidk__cid_count_in(struct cidk__cid_shard *sh, struct cidk_cid_task *t,
+			unsigned int cid);
 
 #endif /* CIDKIT_LIB_CID_INTERNAL_H */

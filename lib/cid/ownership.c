@@ -474,13 +474,7 @@ static unsigned int ownership_switch_in(struct cidk_cid_mm *mm,
 		cid = from_task(mm, sh, t, sl, mode);
 	if (cid != CIDK_CID_NONE) {
 		sl->curr = t;
-		cidk__st_add(sh, ST_ALLOCATIONS, 1);
-		if (t->last_cid != CIDK_CID_NONE && t->last_cid != cid)
-			cidk__st_add(sh, ST_CID_CHANGES, 1);
-		cidk__st_max(sh, ST_MAX_CID, (uint64_t)cid + 1);
-		t->cid = cid;
-		t->last_cid = cid;
-		t->running = true;
+		cidk__cid_count_in(sh, t, cid); /* t->cpu is set: move_task */
 	}
 	rq_unlock(sl);
 	return cid;
@@ -631,22 +625,8 @@ const struct cidk__cid_ops cidk__ownership_ops = {
 /* ---- the invariant checker's part --------------------------------------------- */
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 
-__attribute__((format(printf, 3, 4))) static int bad(char *why, size_t len,
-						     const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && len) {
-		va_start(ap, fmt);
-		vsnprintf(why, len, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /*
  * Every CID is owned at most once -- by a task (plain, or in transit) or
@@ -673,7 +653,7 @@ int cidk__ownership_check(const struct cidk_cid_mm *mm,
 		if (!on_cpu(v))
 			continue;
 		if (own_cid(v) >= nr) {
-			rc = bad(why, whylen, "CPU %u owns CID %u >= nr_cpu_ids %u",
+			rc = cidk__cid_why(why, whylen, "CPU %u owns CID %u >= nr_cpu_ids %u",
 				 c, own_cid(v), nr);
 			goto out;
 		}
@@ -684,20 +664,20 @@ int cidk__ownership_check(const struct cidk_cid_mm *mm,
 		unsigned int v = t->own, cid = own_cid(v);
 
 		if (!t->running && in_transit(v)) {
-			rc = bad(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				 "task %u is not running but holds CID %u in transit",
 				 i, cid);
 			goto out;
 		}
 		if (t->running && cid != t->cid) {
-			rc = bad(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				 "running task %u uses CID %u but its record says %u",
 				 i, t->cid, cid);
 			goto out;
 		}
 		if (on_cpu(v)) {
 			if (t->running && mm->slots[t->cpu].cid != v) {
-				rc = bad(why, whylen,
+				rc = cidk__cid_why(why, whylen,
 					 "running task %u uses CPU CID %u that CPU %u does not own",
 					 i, cid, t->cpu);
 				goto out;
@@ -707,12 +687,12 @@ int cidk__ownership_check(const struct cidk_cid_mm *mm,
 		if (!on_task(v) && !in_transit(v))
 			continue;
 		if (cid >= nr) {
-			rc = bad(why, whylen, "task %u owns CID %u >= nr_cpu_ids %u",
+			rc = cidk__cid_why(why, whylen, "task %u owns CID %u >= nr_cpu_ids %u",
 				 i, cid, nr);
 			goto out;
 		}
 		if (owner[cid] != CIDK_CID_NONE) {
-			rc = bad(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				 "CID %u owned twice: by task %u and by %s %u", cid, i,
 				 (owner[cid] & CPU_OWNER) ? "CPU" : "task",
 				 owner[cid] & ~CPU_OWNER);
@@ -724,13 +704,13 @@ int cidk__ownership_check(const struct cidk_cid_mm *mm,
 		bool set = cidk_mask_test_atomic(mm->cidmask, c);
 
 		if (set && owner[c] == CIDK_CID_NONE) {
-			rc = bad(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				 "CID %u leaked: set in the bitmap, owned by no task or CPU",
 				 c);
 			goto out;
 		}
 		if (!set && owner[c] != CIDK_CID_NONE) {
-			rc = bad(why, whylen,
+			rc = cidk__cid_why(why, whylen,
 				 "CID %u owned by %s %u but clear in the bitmap", c,
 				 (owner[c] & CPU_OWNER) ? "CPU" : "task",
 				 owner[c] & ~CPU_OWNER);

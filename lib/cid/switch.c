@@ -14,19 +14,25 @@
 
 #include "cid/cid_internal.h"
 
-void cidk__cid_note_in(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
-		       struct cidk_cid_task *t, unsigned int cpu,
-		       unsigned int cid)
+void cidk__cid_count_in(struct cidk__cid_shard *sh, struct cidk_cid_task *t,
+			unsigned int cid)
 {
-	(void)mm;
 	cidk__st_add(sh, ST_ALLOCATIONS, 1);
 	if (t->last_cid != CIDK_CID_NONE && t->last_cid != cid)
 		cidk__st_add(sh, ST_CID_CHANGES, 1);
 	cidk__st_max(sh, ST_MAX_CID, (uint64_t)cid + 1);
 	t->cid = cid;
 	t->last_cid = cid;
-	t->cpu = cpu;
 	t->running = true;
+}
+
+void cidk__cid_note_in(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
+		       struct cidk_cid_task *t, unsigned int cpu,
+		       unsigned int cid)
+{
+	(void)mm;
+	cidk__cid_count_in(sh, t, cid);
+	t->cpu = cpu;
 }
 
 unsigned int cidk__cid_try_switch_in(struct cidk_cid_mm *mm,
