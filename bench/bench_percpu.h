@@ -7,7 +7,9 @@
  * every policy, one shared atomic counter, a mutex-protected counter.
  * Within each repetition the alternatives run one after the other on the
  * same threads (interleaved); each row is the median, min and max over the
- * repetitions of the mean per-thread ns per increment.  Every repetition
+ * repetitions of the mean per-thread CPU ns per increment (thread CPU
+ * time, so that time spent preempted on a loaded machine does not count;
+ * a mutex waiter's sleep does not count either).  Every repetition
  * checks that the counter's sum grew by exactly threads x iters.
  */
 #ifndef CIDKIT_BENCH_PERCPU_H
