@@ -127,6 +127,17 @@ const char *const scn_library[] = {
 	"task T2 initial: exit\n"
 	"task T3 initial: in 3; out; in 3; out\n",
 
+	"name affinity-grow\n"
+	"about a task widens its affinity (the allowed union and max_cids grow) "
+	"while the others switch in and out, in per-CPU mode\n"
+	"cpus 3\n"
+	"allowed 0-1\n"
+	"policy ownership\n"
+	"expect pass\n"
+	"task T0 initial: in 0; out; in 1; out\n"
+	"task T1 initial: affinity 0-2; in 2; out\n"
+	"task T2 initial: in 1; out\n",
+
 	"name fork-exit\n"
 	"about forks and exits racing with switches (users grow and shrink)\n"
 	"cpus 2\n"
@@ -320,6 +331,7 @@ static int check_sense(struct parse *p)
 	for (unsigned int i = 0; i < s->ntasks; i++) {
 		const struct scn_task *t = &s->task[i];
 		bool running = false, exited = false;
+		uint64_t mine = s->allowed; /* the task's CPUs, as events change them */
 
 		for (unsigned int k = 0; k < t->nev; k++) {
 			const struct scn_event *e = &t->ev[k];
@@ -329,7 +341,7 @@ static int check_sense(struct parse *p)
 			switch (e->kind) {
 			case SCN_IN:
 			case SCN_MIGRATE:
-				if (!(s->allowed & (1ull << e->arg)))
+				if (!(mine & (1ull << e->arg)))
 					return err(p, "task %s: CPU %u is not allowed",
 						   t->name, e->arg);
 				if (running)
@@ -358,6 +370,7 @@ static int check_sense(struct parse *p)
 				running = false;
 				break;
 			case SCN_AFFINITY:
+				mine = e->mask;
 				break;
 			}
 		}

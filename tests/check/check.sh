@@ -11,9 +11,9 @@ run check --help
 ok $? "--help: usage, exit 0"
 
 run check --list
-[ $rc -eq 0 ] && [ "$(echo "$out" | grep -cE '^[a-z0-9-]+ +[a-z:.0-9-]+ +[0-9]+ CPUs')" -eq 11 ] &&
+[ $rc -eq 0 ] && [ "$(echo "$out" | grep -cE '^[a-z0-9-]+ +[a-z:.0-9-]+ +[0-9]+ CPUs')" -eq 12 ] &&
 	echo "$out" | grep -qE '^published-livelock +ownership:v6.19 +4 CPUs, 5 tasks, expect violation'
-ok $? "--list: 11 scenarios, the published live lock among them"
+ok $? "--list: 12 scenarios, the published live lock among them"
 
 # The published bugs, found on the merged design (each well under 60 s).
 for s in published-livelock livelock-3cpu; do
@@ -45,8 +45,8 @@ ok $? "published-livelock on ownership: no violation within 1 preemption"
 # Every policy, every scenario (the v6.19 ones run under the policy given).
 for p in bitmap lazy lazy-batched cache-local inherit ownership; do
 	run check --policy $p --preemptions 1
-	[ $rc -eq 0 ] && echo "$out" | grep -q '^11 scenarios, 0 with a violation'
-	ok $? "$p: all 11 scenarios pass within 1 preemption"
+	[ $rc -eq 0 ] && echo "$out" | grep -q '^12 scenarios, 0 with a violation'
+	ok $? "$p: all 12 scenarios pass within 1 preemption"
 done
 
 # Sleep sets prune schedules, never states: with and without them the
