@@ -177,7 +177,11 @@ struct cidk_resctrl; /* opaque */
  * sysfs CPU map; no counter is read yet.
  * Returns 0 and *@out, or -ENOENT (no root, or no ROOT/mon_data: resctrl is
  * not mounted or has no monitoring), -ENOTDIR, -EINVAL (sysfs online file
- * garbled), -ENOMEM; @err (not NULL) names the path and the reason.
+ * garbled or not a regular file), -ERANGE (a CPU beyond
+ * CIDK_TOPO_MAX_CPUS), -ENAMETOOLONG (a root too long for the paths under
+ * it), -ENOMEM; @err (not NULL) names the path and the reason.  Counter
+ * files are opened O_NONBLOCK and must be regular files: a FIFO there is
+ * that counter's error (EINVAL), never a hang.
  * MT-safe for distinct samplers.
  */
 CIDK_EXPORT int cidk_resctrl_open(const struct cidk_resctrl_opts *o,

@@ -106,6 +106,11 @@ int cidk_resctrl_open(const struct cidk_resctrl_opts *o,
 	struct stat st;
 	int ret;
 
+	/* room for ROOT/C/mon_groups/M/mon_data/mon_L3_NN/mbm_local_bytes */
+	if (strlen(root) + 192 >= sizeof(path)) {
+		set_err(err, "", "resctrl root path too long");
+		return -ENAMETOOLONG;
+	}
 	if (stat(root, &st)) {
 		ret = -errno;
 		set_err(err, root, strerror(errno));

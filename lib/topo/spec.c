@@ -71,23 +71,39 @@ struct shape {
 	size_t offline_len;
 };
 
-/* A decimal number at *p (no sign, no leading '+'); advances *p. */
-static bool number(const char **p, uint64_t *out)
+/*
+ * A decimal number at *p (no sign, no leading '+'); advances *p.  Returns
+ * 1, 0 (no digit there) or -1 (more than CIDK_TOPO_MAX_CPUS: no count in a
+ * spec can be, and the error quotes the digits as written, never a
+ * saturated value).
+ */
+static int number(const char **p, uint64_t *out)
 {
 	uint64_t v = 0;
 	const char *s = *p;
+	bool big = false;
 
 	if (*s < '0' || *s > '9')
-		return false;
+		return 0;
 	while (*s >= '0' && *s <= '9') {
-		v = v * 10 + (uint64_t)(*s - '0');
-		if (v > CIDK_TOPO_MAX_CPUS * 16ull)
-			v = CIDK_TOPO_MAX_CPUS * 16ull; /* saturate: absurd */
+		if (!big)
+			v = v * 10 + (uint64_t)(*s - '0');
+		big |= v > CIDK_TOPO_MAX_CPUS;
 		s++;
 	}
 	*p = s;
 	*out = v;
-	return true;
+	return big ? -1 : 1;
+}
+
+static void too_large(struct cidk_topo_err *err, const char *spec,
+		      const char *at, const char *end)
+{
+	int len = (int)(end - at);
+
+	cidk__topo_err(err, spec, "%.*s%s at offset %zu is larger than %u",
+		       len > 24 ? 24 : len, at, len > 24 ? "..." : "",
+		       (size_t)(at - spec), CIDK_TOPO_MAX_CPUS);
 }
 
 static int parse_shape(const char *spec, struct shape *sh,
@@ -99,8 +115,13 @@ static int parse_shape(const char *spec, struct shape *sh,
 	while (*p && *p != ':') {
 		const char *at = p;
 		uint64_t v;
+		int got = number(&p, &v);
 
-		if (!number(&p, &v)) {
+		if (got < 0) {
+			too_large(err, spec, at, p);
+			return -ERANGE;
+		}
+		if (!got) {
 			cidk__topo_err(err, spec,
 				       "expected a number at offset %zu",
 				       (size_t)(at - spec));
@@ -191,8 +212,13 @@ static int parse_option(const char *spec, const char *opt, size_t len,
 	}
 	{
 		const char *q = v;
+		int got = number(&q, &n);
 
-		if (!number(&q, &n) || q != opt + len) {
+		if (got < 0) {
+			too_large(err, spec, v, q);
+			return -ERANGE;
+		}
+		if (!got || q != opt + len) {
 			cidk__topo_err(err, spec,
 				       "%s= needs a number (offset %zu)", keys[k],
 				       (size_t)(v - spec));
@@ -406,7 +432,7 @@ int cidk_topo_from_spec(const char *spec, struct cidk_topo **out,
 			return rc;
 		p = opt + len;
 	}
-	nr = sh.sockets * sh.cores * sh.threads; /* each <= 2^20: no overflow */
+	nr = sh.sockets * sh.cores * sh.threads; /* each <= 2^16: no overflow */
 	if (nr > CIDK_TOPO_MAX_CPUS) {
 		cidk__topo_err(err, spec, "%llu CPUs: more than the %u supported",
 			       (unsigned long long)nr, CIDK_TOPO_MAX_CPUS);

@@ -32,7 +32,5 @@ const char *cidk__open_strerror(int rc)
 {
 	if (rc == -EINVAL)
 		return "not a regular file (a FIFO, socket or device)";
-	if (rc == -EISDIR)
-		return "a directory, not a file";
 	return strerror(rc < 0 ? -rc : rc);
 }

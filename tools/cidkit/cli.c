@@ -8,15 +8,91 @@
 
 #include "cli.h"
 
+/* @c as an escape into @out (at least 5 bytes); returns its length. */
+static size_t escape_byte(unsigned char c, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	switch (c) {
+	case '\n': memcpy(out, "\\n", 2); return 2;
+	case '\t': memcpy(out, "\\t", 2); return 2;
+	case '\r': memcpy(out, "\\r", 2); return 2;
+	default:
+		out[0] = '\\';
+		out[1] = 'x';
+		out[2] = hex[c >> 4];
+		out[3] = hex[c & 15];
+		return 4;
+	}
+}
+
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+#define CLI_Q_BYTES 80 /* of the user's text, before the cut */
+#define CLI_Q_SLOTS 8
+
+const char *cli_q(const char *s)
+{
+	/* each byte up to 4 escaped bytes, plus the ellipsis and the NUL */
+	static char bufs[CLI_Q_SLOTS][4 * CLI_Q_BYTES + 8];
+	static unsigned int next;
+	char *buf = bufs[next++ % CLI_Q_SLOTS];
+	size_t n = 0, i;
+
+	if (!s)
+		s = "";
+	for (i = 0; s[i] && i < CLI_Q_BYTES; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (is_control(c))
+			n += escape_byte(c, buf + n);
+		else if (c == '\\')
+			n += (memcpy(buf + n, "\\\\", 2), 2);
+		else
+			buf[n++] = (char)c;
+	}
+	if (s[i]) {
+		/* do not cut a UTF-8 sequence in two */
+		while (n && ((unsigned char)buf[n - 1] & 0xc0) == 0x80)
+			n--;
+		if (n && ((unsigned char)buf[n - 1] & 0xc0) == 0xc0)
+			n--;
+		memcpy(buf + n, "\u2026", 3); /* ... */
+		n += 3;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 int cli_error(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
+	int len;
 
 	fflush(stdout);
-	fputs("cidkit: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	len = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fputs("cidkit: ", stderr);
+	/*
+	 * The last guard of the one-line rule: whatever reached the message
+	 * (a library error naming a file, a value not passed through cli_q),
+	 * no control byte leaves it raw.
+	 */
+	for (const char *p = msg; *p; p++) {
+		char esc[5];
+
+		if (is_control((unsigned char)*p))
+			fwrite(esc, 1, escape_byte((unsigned char)*p, esc), stderr);
+		else
+			fputc(*p, stderr);
+	}
+	if (len >= (int)sizeof(msg))
+		fputs("\u2026", stderr);
 	fputc('\n', stderr);
 	return CLI_EXIT_USAGE;
 }
@@ -28,13 +104,14 @@ int cli_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max,
 	char *end;
 
 	if (!s || !*s || *s < '0' || *s > '9')
-		return cli_error("%s: '%s' is not a number", what, s ? s : "");
+		return cli_error("%s: '%s' is not a number", what, cli_q(s));
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (*end)
-		return cli_error("%s: '%s' is not a number", what, s);
+		return cli_error("%s: '%s' is not a number", what, cli_q(s));
+	/* reported as written, never as a saturated value */
 	if (errno == ERANGE || v < min || v > max)
-		return cli_error("%s: %s is out of range [%llu, %llu]", what, s,
+		return cli_error("%s: %s is out of range [%llu, %llu]", what, cli_q(s),
 				 (unsigned long long)min,
 				 (unsigned long long)max);
 	*out = v;
@@ -55,18 +132,32 @@ int cli_parse_uint(const char *what, const char *s, unsigned int min,
 int cli_parse_double(const char *what, const char *s, double min, double max,
 		     double *out)
 {
+	size_t digits = 0, dots = 0;
 	double v;
 	char *end;
 
-	if (!s || !*s || !((*s >= '0' && *s <= '9') || *s == '.'))
-		return cli_error("%s: '%s' is not a number", what, s ? s : "");
+	/* decimal only: digits and one point (strtod would take 0x1p3, 1e3) */
+	const char *p = s ? s : "";
+
+	for (; *p; p++) {
+		if (*p >= '0' && *p <= '9')
+			digits++;
+		else if (*p == '.' && !dots)
+			dots++;
+		else
+			break;
+	}
+	if (!digits || *p)
+		return cli_error("%s: '%s' is not a decimal number", what,
+				 cli_q(s));
 	errno = 0;
 	v = strtod(s, &end);
 	if (*end || !isfinite(v))
-		return cli_error("%s: '%s' is not a number", what, s);
+		return cli_error("%s: '%s' is not a decimal number", what,
+				 cli_q(s));
 	if (v < min || v > max)
-		return cli_error("%s: %s is out of range [%g, %g]", what, s, min,
-				 max);
+		return cli_error("%s: %s is out of range [%g, %g]", what, cli_q(s),
+				 min, max);
 	*out = v;
 	return 0;
 }
@@ -98,13 +189,14 @@ int cli_dispatch(const char *prefix, const struct cli_cmd *cmds, int argc,
 			return c->run(argc, argv);
 		}
 	return cli_error("unknown command '%s%s%s' (try 'cidkit %s%s--help')",
-			 prefix, *prefix ? " " : "", argv[0], prefix,
+			 prefix, *prefix ? " " : "", cli_q(argv[0]), prefix,
 			 *prefix ? " " : "");
 }
 
 int cli_extra_arg(const char *cmd, const char *arg)
 {
-	return cli_error("%s: unexpected argument '%s' (see --help)", cmd, arg);
+	return cli_error("%s: unexpected argument '%s' (see --help)", cmd,
+			 cli_q(arg));
 }
 
 void cli_getopt_reset(void)
@@ -119,11 +211,14 @@ int cli_bad_option(const char *cmd, char **argv, int c)
 
 	if (c == ':')
 		return cli_error("%s: option '%s' needs a value (see --help)",
-				 cmd, arg);
-	if (optopt && optopt != '?')
-		return cli_error("%s: unknown option '-%c' (see --help)", cmd,
-				 optopt);
-	return cli_error("%s: unknown option '%s' (see --help)", cmd, arg);
+				 cmd, cli_q(arg));
+	if (optopt && optopt != '?') {
+		char opt[2] = { (char)optopt, '\0' };
+
+		return cli_error("%s: unknown option '-%s' (see --help)", cmd,
+				 cli_q(opt));
+	}
+	return cli_error("%s: unknown option '%s' (see --help)", cmd, cli_q(arg));
 }
 
 void cli_json_str(FILE *f, const char *s)
@@ -152,18 +247,28 @@ void cli_echo_command(FILE *f, int argc, char **argv, const char *prefix)
 
 void cli_excerpt(const char *s, char *buf, size_t size)
 {
-	size_t n = 0;
+	size_t len = 1;
+	char *cut;
+	const char *q;
 
-	for (; *s && n + 4 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (n && (c == ',' || c == ' ' || c == '\t' || c == '\n'))
-			break;
-		buf[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	/* up to the next separator, then through the one escaping helper */
+	if (*s)
+		while (s[len] && s[len] != ',' && s[len] != ' ' &&
+		       s[len] != '\t' && s[len] != '\n')
+			len++;
+	cut = strndup(s, *s ? len : 0);
+	q = cli_q(cut ? cut : "");
+	free(cut);
+	if (strlen(q) < size) {
+		memcpy(buf, q, strlen(q) + 1);
+		return;
 	}
-	if (*s && n + 4 >= size && size > 4) {
-		memcpy(buf + n, "...", 3);
-		n += 3;
-	}
-	buf[n] = '\0';
+	/* too long for @buf: cut at a byte that starts a character */
+	len = size >= 4 ? size - 4 : 0;
+	while (len && ((unsigned char)q[len] & 0xc0) == 0x80)
+		len--;
+	memcpy(buf, q, len);
+	memcpy(buf + len, "\u2026", size >= 4 ? 4 : 0);
+	if (size < 4 && size)
+		buf[0] = '\0';
 }

@@ -21,7 +21,12 @@ struct cli_cmd {
 	const char *summary;
 };
 
-/* Print "cidkit: <message>" on stderr and return CLI_EXIT_USAGE. */
+/*
+ * Print "cidkit: <message>" on stderr and return CLI_EXIT_USAGE.  Always
+ * one line: a control byte that reaches the message is escaped as cli_q()
+ * does, and a message over 1 KB is cut with "\u2026".  Quote user text with
+ * cli_q() so that it is also cut short and its backslashes are unambiguous.
+ */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
@@ -32,7 +37,10 @@ int cli_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max,
 		  uint64_t *out);
 int cli_parse_uint(const char *what, const char *s, unsigned int min,
 		   unsigned int max, unsigned int *out);
-/* A non-negative decimal number (e.g. milliseconds, may have a fraction). */
+/*
+ * A non-negative decimal number (e.g. milliseconds, may have a fraction):
+ * digits and at most one point, nothing else (no sign, exponent, hex, inf).
+ */
 int cli_parse_double(const char *what, const char *s, double min, double max,
 		     double *out);
 
@@ -56,9 +64,17 @@ void cli_getopt_reset(void);
 int cli_bad_option(const char *cmd, char **argv, int c);
 
 /*
- * Copy at most size-1 printable bytes of @s into @buf for an error message:
- * stops at a separator (',' or white space) after the first character,
- * shows control characters as '?', and ends with "..." when cut short.
+ * The one escaping helper for user text in error messages: control bytes
+ * as \n, \t, \r or \xNN, a backslash as \\, and text longer than 80
+ * bytes cut with "\u2026" (never inside a UTF-8 character).  Returns one of
+ * 8 rotating static buffers: at most 8 uses per message; not MT-safe.
+ */
+const char *cli_q(const char *s);
+
+/*
+ * The part of @s up to the next separator (',' or white space, after the
+ * first character), through cli_q(), into @buf of @size bytes (cut with
+ * "\u2026" when it does not fit).
  */
 void cli_excerpt(const char *s, char *buf, size_t size);
 

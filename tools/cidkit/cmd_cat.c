@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "util/clock.h"
+#include "util/file.h"
 #include "util/stats.h"
 
 #define CAT_BUF 4096
@@ -76,7 +77,7 @@ static int parse_count(struct cat_opts *o, bool given, const char *arg)
 static bool file_failed(const struct cat_opts *o, struct cat_file *f, int err,
 			unsigned int *failed)
 {
-	cli_error("%s: %s", f->path, strerror(err));
+	cli_error("%s: %s", cli_q(f->path), cidk__open_strerror(-err));
 	(*failed)++;
 	if (f->fd >= 0)
 		close(f->fd);
@@ -253,9 +254,11 @@ int cmd_cat(int argc, char **argv)
 
 	t0 = cidk__now_ns();
 	for (unsigned int i = 0; i < n; i++) {
-		files[i].fd = open(files[i].path, O_RDONLY | O_CLOEXEC);
-		if (files[i].fd < 0 &&
-		    !file_failed(&o, &files[i], errno, &failed))
+		/* a FIFO or device is refused at once, never read */
+		int fd = cidk__open_regular(files[i].path);
+
+		files[i].fd = fd < 0 ? -1 : fd;
+		if (fd < 0 && !file_failed(&o, &files[i], -fd, &failed))
 			goto out;
 	}
 	t1 = cidk__now_ns();

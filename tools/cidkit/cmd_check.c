@@ -40,7 +40,8 @@ int cmd_check(int argc, char **argv)
 	if (env && *env) {
 		int rc = try_exec(env, argv);
 
-		return cli_error("check: CIDKIT_CHECK=%s: %s", env, strerror(-rc));
+		return cli_error("check: CIDKIT_CHECK=%s: %s", cli_q(env),
+				 strerror(-rc));
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {

@@ -32,7 +32,7 @@ static int parse_fmt(const char *what, const char *s, bool *hex)
 		*hex = true;
 	else
 		return cli_error("cpulist: %s: unknown format '%s' (list or hex)",
-				 what, s);
+				 what, cli_q(s));
 	return 0;
 }
 

@@ -186,7 +186,7 @@ int cmd_sim_locality(int argc, char **argv)
 			n++;
 		if (!*n)
 			return cli_error("sim locality: unknown config '%s' (8c1l3, 24c24l3, 192c24l3, 384t24l3)",
-					 configs.item[i]);
+					 cli_q(configs.item[i]));
 	}
 	if (!delays.n) {
 		delay_ms[0] = 200;

@@ -201,7 +201,7 @@ int cmd_sim_scan(int argc, char **argv)
 		if (cidk_sim_workload_parse(wls.item[i], &wl[i]) ||
 		    wl[i] > CIDK_SIM_MESSAGING)
 			return cli_error("%s: unknown workload '%s' (periodic or messaging)",
-					 cmd, wls.item[i]);
+					 cmd, cli_q(wls.item[i]));
 	if (!nw) {
 		wl[nw++] = CIDK_SIM_PERIODIC;
 		if (!scaling)

@@ -177,6 +177,9 @@ int cmd_topo(int argc, char **argv)
 			return cli_error("topo: --machine '%s': %s", what,
 					 err.msg);
 		}
+		if (!err.path[0])
+			return cli_error("topo: --sysfs-root '%s': %s",
+					 cli_q(root ? root : "/sys"), err.msg);
 		return cli_error("topo: %s: %s", err.path, err.msg);
 	}
 
