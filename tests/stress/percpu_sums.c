@@ -5,7 +5,8 @@
  *   - adds 1 to a pool counter indexed by mm_cid, then by cpu_id, counting
  *     its own successful adds: the sum of the copies must equal the sum of
  *     the threads' counts exactly (a lost or doubled add would show);
- *   - pops a node from its per-CPU list and pushes it back (list phase):
+ *   - pushes its own nodes on its per-CPU list, then pops a node and
+ *     pushes it back (list phase; a pop may take another thread's node):
  *     at the end every node must be on exactly one list, once.
  * With four threads per CPU the scheduler preempts threads inside critical
  * sections all the time, so on the rseq path the kernel must have aborted
@@ -57,6 +58,7 @@ static int phase; /* 0: add by mm_cid, 1: add by cpu_id, 2: list */
 
 struct worker {
 	pthread_t tid;
+	struct item *nodes; /* NODES_PER_THREAD of them */
 	uint64_t done;
 	unsigned long aborts;
 	unsigned long errors;
@@ -68,6 +70,13 @@ static void *work(void *arg)
 	struct worker *w = arg;
 	unsigned long a0 = cidk_percpu_aborts(), last = a0;
 
+	/* Each worker brings its own nodes to the copy it runs on, so that
+	 * pops succeed wherever the scheduler puts the workers. */
+	if (phase == 2)
+		for (unsigned int i = 0; i < NODES_PER_THREAD; i++)
+			if (cidk_percpu_list_push(pool, h_list, CIDK_PERCPU_CPU_ID,
+						  &w->nodes[i].node))
+				w->errors++;
 	pthread_barrier_wait(&barrier);
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		for (int k = 0; k < 256; k++) {
@@ -132,7 +141,13 @@ static void run_phase(struct worker *w, unsigned int t, int on_rseq)
 	struct timespec ts = { 0, PHASE_MS * 1000000L };
 	pthread_t intr;
 
-	memset(w, 0, (t + 1) * sizeof(*w)); /* w[t].tid == 0 ends the list */
+	for (unsigned int i = 0; i < t; i++) {
+		struct item *nodes = w[i].nodes;
+
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].nodes = nodes;
+	}
+	memset(&w[t], 0, sizeof(w[t])); /* w[t].tid == 0 ends the list */
 	atomic_store(&aborts_seen, 0);
 	atomic_store(&stop, 0);
 	pthread_barrier_init(&barrier, NULL, t + 1);
@@ -189,10 +204,8 @@ int main(void)
 	h_list = cidk_pool_alloc(pool, sizeof(intptr_t), CIDK_POOL_LINE, NULL);
 	ok(h_cid >= 0 && h_cpu >= 0 && h_list >= 0, "three objects allocated");
 
-	/* Spread the nodes over the copies through pushes from this thread. */
-	for (unsigned int i = 0; i < t * NODES_PER_THREAD; i++)
-		cidk_percpu_list_push(pool, h_list, CIDK_PERCPU_CPU_ID,
-				      &items[i].node);
+	for (unsigned int i = 0; i < t; i++)
+		w[i].nodes = &items[(size_t)i * NODES_PER_THREAD];
 
 	for (phase = 0; phase < 3; phase++) {
 		uint64_t done = 0;
