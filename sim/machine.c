@@ -59,7 +59,9 @@ int sim_machine_init(struct sim_machine *m, const char *spec,
 	m->lat[CIDK_DIST_PKG] = c->c2c_pkg_ns;
 	m->lat[CIDK_DIST_REMOTE] = c->c2c_remote_ns;
 	m->visit_mean = calloc(m->nr_cpu_ids, sizeof(*m->visit_mean));
-	if (!m->visit_mean) {
+	if (m->nr_cpu_ids <= SIM_VISIT_ROWS_MAX)
+		m->visit_row = calloc(m->nr_cpu_ids, sizeof(*m->visit_row));
+	if (!m->visit_mean || (m->nr_cpu_ids <= SIM_VISIT_ROWS_MAX && !m->visit_row)) {
 		sim_machine_fini(m);
 		return -ENOMEM;
 	}
@@ -70,8 +72,13 @@ void sim_machine_fini(struct sim_machine *m)
 {
 	cidk_topo_free(m->topo);
 	free(m->visit_mean);
+	if (m->visit_row)
+		for (unsigned int c = 0; c < m->nr_cpu_ids; c++)
+			free(m->visit_row[c]);
+	free(m->visit_row);
 	m->topo = NULL;
 	m->visit_mean = NULL;
+	m->visit_row = NULL;
 }
 
 double sim_region_cost(const struct sim_machine *m, const struct sim_region *r,
@@ -147,14 +154,42 @@ double sim_scan_cost(struct sim_machine *m, unsigned int cpu,
 	return visited * m->visit_mean[cpu];
 }
 
-double sim_scan_range_cost(const struct sim_machine *m, unsigned int cpu,
+/* What a scan on @cpu pays to visit possible CPU @c. */
+static double visit_cost(const struct sim_machine *m, unsigned int cpu,
+			 unsigned int c)
+{
+	return cidk_mask_test(cidk_topo_online(m->topo), c)
+		       ? sim_scan_visit_cost(m, cpu, c)
+		       : 2 * m->costs->l3_ns;
+}
+
+double sim_scan_range_cost(struct sim_machine *m, unsigned int cpu,
 			   unsigned int first, unsigned int count)
 {
-	const struct cidk_mask *online = cidk_topo_online(m->topo);
+	unsigned int end = first + count < m->nr_cpu_ids ? first + count
+							 : m->nr_cpu_ids;
+	const double *row = NULL;
 	double ns = 0;
 
-	for (unsigned int c = first; c < first + count && c < m->nr_cpu_ids; c++)
-		ns += cidk_mask_test(online, c) ? sim_scan_visit_cost(m, cpu, c)
-						: 2 * m->costs->l3_ns;
+	if (m->visit_row && cpu < m->nr_cpu_ids) {
+		if (!m->visit_row[cpu]) {
+			/* [nr_cpu_ids]: the whole pass, summed in the same order */
+			double *r = malloc((m->nr_cpu_ids + 1) * sizeof(*r));
+
+			if (r) { /* else walk: slower, same sum */
+				r[m->nr_cpu_ids] = 0;
+				for (unsigned int c = 0; c < m->nr_cpu_ids; c++) {
+					r[c] = visit_cost(m, cpu, c);
+					r[m->nr_cpu_ids] += r[c];
+				}
+				m->visit_row[cpu] = r;
+			}
+		}
+		row = m->visit_row[cpu];
+		if (row && first == 0 && end == m->nr_cpu_ids)
+			return row[end];
+	}
+	for (unsigned int c = first; c < end; c++)
+		ns += row ? row[c] : visit_cost(m, cpu, c);
 	return ns;
 }

@@ -51,7 +51,17 @@ struct sim_machine {
 	unsigned int nr_cpu_ids;
 	double lat[CIDK_DIST_NR]; /* derived: latency per distance class, fresh */
 	double *visit_mean; /* per CPU: mean slot-visit cost, computed on demand */
+	/*
+	 * Per scanning CPU (NULL until it scans): the visit cost of every
+	 * possible CPU in order, then the whole pass's sum (a full pass is
+	 * the common call), so that a pass is a sum over an array, or one
+	 * load, instead of a distance lookup per CPU.  Only on machines of at most
+	 * SIM_VISIT_ROWS_MAX CPUs (8 MB at most); larger ones walk.
+	 */
+	double **visit_row;
 };
+
+#define SIM_VISIT_ROWS_MAX 1024u
 
 struct sim_region {
 	uint32_t last_cpu; /* SIM_NOBODY: never written */
@@ -109,9 +119,11 @@ double sim_scan_cost(struct sim_machine *m, unsigned int cpu,
  * sim_scan_range_cost - ns for a scan on @cpu to visit CPUs @first ..
  * @first + @count - 1 (possible CPUs in order, as the compaction pass
  * walks them): each online one by its distance, an offline one as a hit
- * in the scanner's LLC (its slot is memory no core writes).
+ * in the scanner's LLC (its slot is memory no core writes).  The same sum,
+ * in the same order, whether from the cached row or the walk: the result
+ * does not depend on the cache.
  */
-double sim_scan_range_cost(const struct sim_machine *m, unsigned int cpu,
+double sim_scan_range_cost(struct sim_machine *m, unsigned int cpu,
 			   unsigned int first, unsigned int count);
 
 #endif /* CIDKIT_SIM_MACHINE_H */

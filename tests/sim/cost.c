@@ -5,6 +5,7 @@
  * of the model's rules (not of a constant) shows.
  */
 #include <math.h>
+#include <string.h>
 
 #include "sim_machine.h"
 #include "tap.h"
@@ -87,6 +88,34 @@ int main(void)
 			   near(sim_scan_range_cost(&m, 0, 380, 100),
 				4 * 2 * c->c2c_remote_ns),
 		   "a batch is priced by where it lies (other CCD, other socket; clipped at nr_cpu_ids)");
+	}
+	{
+		/*
+		 * The cached rows against the plain walk, bit for bit (the
+		 * simulator's output must not depend on the cache): every
+		 * scanner of a stride, full passes, batches, clipped ranges,
+		 * each asked twice (cold row, then warm).
+		 */
+		static const unsigned int firsts[] = { 0, 1, 15, 16, 191, 368, 383 };
+		static const unsigned int counts[] = { 1, 8, 16, 32, 384, 400 };
+		double **rows = m.visit_row;
+		unsigned int differ = 0, tried = 0;
+
+		for (unsigned int cpu = 0; cpu < m.nr_cpu_ids; cpu += 7)
+			for (unsigned int f = 0; f < 7; f++)
+				for (unsigned int k = 0; k < 6; k++)
+					for (int pass = 0; pass < 2; pass++) {
+						double cached, walked;
+
+						m.visit_row = rows;
+						cached = sim_scan_range_cost(&m, cpu, firsts[f], counts[k]);
+						m.visit_row = NULL;
+						walked = sim_scan_range_cost(&m, cpu, firsts[f], counts[k]);
+						differ += memcmp(&cached, &walked, sizeof(double)) != 0;
+						tried++;
+					}
+		m.visit_row = rows;
+		ok(rows && !differ, "cached scan rows == the walk, bit for bit (%u ranges)", tried);
 	}
 	sim_machine_fini(&m);
 	return done_testing();
