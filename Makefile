@@ -5,10 +5,13 @@
 #                "N passed, N failed"
 #   make         build only (build/cidkit)
 #   make bench   all benchmarks on this machine
+#   make fuzz    libFuzzer on every tests/fuzz harness, FUZZ_SECONDS each
+#                (default 60; clang); see docs/fuzz.md
 
 BUILD ?= build
+FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap demo check bench clean
+.PHONY: all bootstrap demo check bench fuzz clean
 
 all: bootstrap
 	@scripts/build.sh $(BUILD)
@@ -25,5 +28,8 @@ check: bootstrap
 bench: all
 	@scripts/bench.sh $(BUILD)/cidkit
 
+fuzz: bootstrap
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz

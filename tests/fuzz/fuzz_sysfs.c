@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidk_topo_from_sysfs over a temporary tree built from the input.  The
+ * input is records separated by NUL bytes; a record is a path under
+ * devices/system/ (bytes outside [a-z0-9_/] become '_', no "..", at most
+ * 8 levels), the byte 0x01, and the file's content.  A content of exactly
+ * "\x02fifo" makes a FIFO, "\x02dir" a directory.  Properties: no hang (a
+ * FIFO is refused at once), a refused tree has a message naming a file or
+ * the root, and on a built topology the linear span check agrees with the
+ * pairwise one.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* nftw */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cidkit/topo.h>
+
+#include "fuzz.h"
+
+static char root[64];
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	if (ftw->level > 0)
+		remove(path);
+	return 0;
+}
+
+static void remove_tree(void)
+{
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rmdir(root);
+}
+
+static void clear_tree(void)
+{
+	if (!root[0]) {
+		snprintf(root, sizeof(root), "/tmp/cidkit-fuzz-sysfs-XXXXXX");
+		if (!mkdtemp(root))
+			abort();
+		atexit(remove_tree);
+	}
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* mkdir -p the parents of @path (absolute, under root) */
+static void parents(char *path)
+{
+	for (char *p = path + strlen(root) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(path, 0755);
+			*p = '/';
+		}
+}
+
+static void make_entry(const char *rel, size_t rlen, const uint8_t *body,
+		       size_t blen)
+{
+	char path[PATH_MAX];
+	size_t n = (size_t)snprintf(path, sizeof(path), "%s/devices/system/", root);
+	unsigned int depth = 0;
+	int fd;
+
+	if (!rlen || rlen > 200)
+		return;
+	for (size_t i = 0; i < rlen; i++) {
+		char c = rel[i];
+
+		if (c == '/') {
+			if (++depth > 8 || (i && rel[i - 1] == '/'))
+				return;
+		} else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+			     c == '_')) {
+			c = '_';
+		}
+		path[n++] = c;
+	}
+	path[n] = '\0';
+	if (path[n - 1] == '/')
+		return;
+	parents(path);
+	if (blen == 5 && !memcmp(body, "\x02" "fifo", 5)) {
+		mkfifo(path, 0644);
+		return;
+	}
+	if (blen == 4 && !memcmp(body, "\x02" "dir", 4)) {
+		mkdir(path, 0755);
+		return;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, body, blen) < 0)
+		abort();
+	close(fd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cidk_topo_err err = { "", "" };
+	struct cidk_topo *t = NULL;
+	const uint8_t *p = data, *end = data + size;
+	unsigned int records = 0;
+	int rc;
+
+	if (size > 16384)
+		return 0;
+	clear_tree();
+	while (p < end && records++ < 256) {
+		const uint8_t *rec_end = memchr(p, '\0', (size_t)(end - p));
+		const uint8_t *sep;
+
+		if (!rec_end)
+			rec_end = end;
+		sep = memchr(p, 0x01, (size_t)(rec_end - p));
+		if (sep)
+			make_entry((const char *)p, (size_t)(sep - p), sep + 1,
+				   (size_t)(rec_end - sep - 1));
+		p = rec_end + 1;
+	}
+	rc = cidk_topo_from_sysfs(root, &t, &err);
+	if (rc) {
+		FUZZ_CHECK(!t);
+		FUZZ_CHECK(err.msg[0] != '\0');
+	} else {
+		struct cidk_topo_insane a, b;
+		bool sane = cidk_topo_span_sane(t, &a);
+
+		if (cidk_topo_nr_cpu_ids(t) <= 1024)
+			FUZZ_CHECK(cidk_topo_span_sane_pairwise(t, &b) == sane);
+		cidk_topo_free(t);
+	}
+	return 0;
+}
