@@ -28,23 +28,49 @@ struct rseq_cs_desc {
 extern const struct rseq_cs_desc __start___rseq_cs[] __attribute__((weak));
 extern const struct rseq_cs_desc __stop___rseq_cs[] __attribute__((weak));
 
+/* What the kernel requires of a descriptor, and what we promise. */
+static int desc_ok(const struct rseq_cs_desc *d)
+{
+	uint32_t sig;
+
+	memcpy(&sig, (const char *)(uintptr_t)d->abort_ip - 4, 4);
+	return d->version == 0 && d->flags == 0 && ((uintptr_t)d & 31) == 0 &&
+	       d->post_commit_offset > 0 && d->post_commit_offset < 64 &&
+	       sig == CIDK_PERCPU_RSEQ_SIG &&
+	       (d->abort_ip < d->start_ip ||
+		d->abort_ip >= d->start_ip + d->post_commit_offset);
+}
+
 static void check_descriptors(void)
 {
 	unsigned int n = 0, good = 0;
+	static const unsigned char code[16] = { 0x0f, 0xb9, 0x3d, 0x53, 0x30,
+						0x05, 0x53, 0xc3, 0x0f, 0xb9,
+						0x3d, 0x53, 0x30, 0x05, 0x54,
+						0xc3 };
+	_Alignas(32) struct rseq_cs_desc fake = {
+		0, 0, (uintptr_t)&code[0], 7, (uintptr_t)&code[7]
+	};
+	int fake_ok, bad_sig, inside, bad_version;
 
 	for (const struct rseq_cs_desc *d = __start___rseq_cs;
 	     d && d < __stop___rseq_cs; d++) {
-		uint32_t sig;
-
 		n++;
-		memcpy(&sig, (const char *)(uintptr_t)d->abort_ip - 4, 4);
-		good += d->version == 0 && d->flags == 0 &&
-			((uintptr_t)d & 31) == 0 && d->post_commit_offset > 0 &&
-			d->post_commit_offset < 64 &&
-			sig == CIDK_PERCPU_RSEQ_SIG &&
-			(d->abort_ip < d->start_ip ||
-			 d->abort_ip >= d->start_ip + d->post_commit_offset);
+		good += desc_ok(d);
 	}
+	/* The check itself, on a made-up descriptor and three faults. */
+	fake_ok = desc_ok(&fake);
+	fake.abort_ip = (uintptr_t)&code[15]; /* preceded by ...0x54 */
+	bad_sig = desc_ok(&fake);
+	fake.abort_ip = (uintptr_t)&code[7];
+	fake.post_commit_offset = 9; /* abort_ip inside the section */
+	inside = desc_ok(&fake);
+	fake.post_commit_offset = 7;
+	fake.version = 1;
+	bad_version = desc_ok(&fake);
+	ok(fake_ok && !bad_sig && !inside && !bad_version,
+	   "the descriptor check accepts a good one and rejects a wrong "
+	   "signature, abort_ip inside the section, version 1");
 	ok(n > 0 && good == n,
 	   "%u rseq_cs descriptors, %u with version 0, 32-byte alignment, "
 	   "signature before abort_ip, abort_ip outside the section",
