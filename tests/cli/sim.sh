@@ -160,6 +160,8 @@ doc_block cid.md "cid.md: the ownership locality table" \
 	sim locality --reference --policy per-cpu,lazy,cache-local,inherit,ownership
 doc_block sim.md "sim.md: the locality scoreboard" \
 	sim locality --reference --score --policy per-cpu,lazy,cache-local
+doc_block sim.md "sim.md: the locality scoreboard with the tick trigger" \
+	sim locality --reference --score --trigger tick --policy per-cpu,lazy,cache-local
 
 for s in locality scan compaction-test switch; do
 	run sim $s --help
