@@ -45,7 +45,8 @@ static const char usage[] =
 	"                  cells (geometric mean of |ln(sim/ref)|, worst cell, the 8\n"
 	"                  lazy/cache-local ratios); needs per-cpu, lazy and\n"
 	"                  cache-local on all four configs at 200 and 10 ms\n"
-	"  --json          a JSON array of results\n"
+	"  --json          a JSON array of results (with --score, an object:\n"
+	"                  \"cells\", that array, and \"score\")\n"
 	"  --perf          events processed and events per second, on stderr\n"
 	"Options that take lists may be repeated or given comma-separated.\n";
 
