@@ -158,9 +158,10 @@ def rand_hex(r):
 
 def main():
     cidkit = sys.argv[1]
+    cases = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
     r = random.Random(2026)
     n = fails = 0
-    for case in range(1500):
+    for case in range(cases):
         hexin = case % 3 == 2
         nbits = r.choice([1, 2, 8, 23, 32, 33, 64, 65, 100, 128])
         s = rand_hex(r) if hexin else rand_list(r)
