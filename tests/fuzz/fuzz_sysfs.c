@@ -44,9 +44,13 @@ static void remove_tree(void)
 static void clear_tree(void)
 {
 	if (!root[0]) {
-		snprintf(root, sizeof(root), "/tmp/cidkit-fuzz-sysfs-XXXXXX");
-		if (!mkdtemp(root))
-			abort();
+		/* tmpfs when there is one: thousands of small files a second */
+		snprintf(root, sizeof(root), "/dev/shm/cidkit-fuzz-sysfs-XXXXXX");
+		if (!mkdtemp(root)) {
+			snprintf(root, sizeof(root), "/tmp/cidkit-fuzz-sysfs-XXXXXX");
+			if (!mkdtemp(root))
+				abort();
+		}
 		atexit(remove_tree);
 	}
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
@@ -97,7 +101,9 @@ static void make_entry(const char *rel, size_t rlen, const uint8_t *body,
 		mkdir(path, 0755);
 		return;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* O_NONBLOCK: an earlier record may have made this path a FIFO */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK,
+		  0644);
 	if (fd < 0)
 		return;
 	if (write(fd, body, blen) < 0)
