@@ -68,6 +68,13 @@ root=/$(printf '%05000d' 0)
 expect_usage_error "over-long --sysfs-root" topo --sysfs-root "$root"
 case "$err" in *"too long"*) [ ${#err} -lt 400 ] ;; *) false ;; esac
 ok $? "the message says the root is too long and stays short"
+expect_usage_error "over-long resctrl --root" resctrl --root "$root"
+case "$err" in "cidkit: resctrl: resctrl root path too long") true ;; *) false ;; esac
+ok $? "resctrl --root: the message says the root is too long"
+mkdir -p "$tmp/rr/mon_data"
+expect_usage_error "over-long resctrl --sysfs-root" resctrl --root "$tmp/rr" --sysfs-root "$root"
+case "$err" in "cidkit: resctrl: sysfs root path too long") true ;; *) false ;; esac
+ok $? "resctrl --sysfs-root: the message says the root is too long"
 
 # Misspelt sysfs names are errors, not aliases; a FIFO is refused at once.
 cp -r "$data/adl-hybrid" "$tmp/vm"

@@ -308,7 +308,10 @@ int cmd_resctrl(int argc, char **argv)
 					 "resctrl /sys/fs/resctrl, or use "
 					 "--root)",
 					 err.path, err.msg);
-		return cli_error("resctrl: %s: %s", err.path[0] ? err.path : "?",
+		if (!err.path[0])
+			return cli_error("resctrl: %s",
+					 err.msg[0] ? err.msg : strerror(-ret));
+		return cli_error("resctrl: %s: %s", err.path,
 				 err.msg[0] ? err.msg : strerror(-ret));
 	}
 	next = mono_ns();
