@@ -13,8 +13,10 @@ secs=${FUZZ_SECONDS:-60}
 cc=${FUZZ_CC:-clang}
 out=build-fuzz
 flags="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
-       -fno-sanitize-recover=undefined -Iinclude -Ilib -Itests/fuzz"
-lib="lib/mask/*.c lib/topo/*.c lib/resctrl/*.c lib/util/*.c lib/call/*.c"
+       -fno-sanitize-recover=undefined -Iinclude -Ilib -Itests/fuzz
+       -Itools/cidkit"
+lib="lib/mask/*.c lib/topo/*.c lib/resctrl/*.c lib/util/*.c lib/call/*.c
+     tools/cidkit/cli.c"
 mkdir -p "$out"
 status=0
 names=${*:-$(for f in tests/fuzz/fuzz_*.c; do
