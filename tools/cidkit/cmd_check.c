@@ -6,8 +6,9 @@
  * lib/cid in which every shared-memory step is a scheduling point
  * (CIDK_CHECKER, lib/cid/cid_atomic.h); the policies in this program stay
  * plain C11 atomics.  It is looked for, in order: $CIDKIT_CHECK; next to
- * this program in the build tree (check/cidkit-check); in the installed
- * libexec folder (CIDKIT_LIBEXECDIR).  Its arguments and exit status are
+ * this program in the build tree (check/cidkit-check); in ../libexec/cidkit
+ * from this program (an installed tree, wherever it was copied); in the
+ * libexec folder the build was configured with (CIDKIT_LIBEXECDIR).  Its arguments and exit status are
  * this command's.
  */
 #include <errno.h>
@@ -50,6 +51,10 @@ int cmd_check(int argc, char **argv)
 		if (slash) {
 			*slash = '\0';
 			snprintf(path, sizeof(path), "%s/check/cidkit-check", self);
+			try_exec(path, argv);
+			/* an installed tree moved elsewhere: bin/../libexec */
+			snprintf(path, sizeof(path),
+				 "%s/../libexec/cidkit/cidkit-check", self);
 			try_exec(path, argv);
 		}
 	}
