@@ -9,8 +9,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +16,7 @@
 #include <cidkit/rseq.h>
 
 #include "bench_lease.h"
+#include "team.h"
 #include "util/clock.h"
 
 struct alt {
@@ -110,97 +109,57 @@ static const struct alt alts[] = {
 };
 #define NALTS (sizeof(alts) / sizeof(alts[0]))
 
-struct pool {
-	pthread_barrier_t start, done;
+/* One measured job: every worker times @iters pairs of @alt. */
+struct job {
 	const struct alt *alt;
 	void *ctx;
 	unsigned int iters;
 	double *ns; /* per worker */
-	int quit;
-	atomic_int armed; /* the barriers exist */
 };
 
-struct worker {
-	struct pool *pool;
-	unsigned int id;
-};
-
-static void *worker_main(void *arg)
+static void run_pairs(void *arg, unsigned int id)
 {
-	struct worker *w = arg;
-	struct pool *p = w->pool;
+	struct job *j = arg;
+	uint64_t t0 = cidk__now_ns(), t1;
 
-	while (!atomic_load(&p->armed))
-		sched_yield();
-	for (;;) {
-		uint64_t t0, t1;
-
-		pthread_barrier_wait(&p->start);
-		if (p->quit)
-			break;
-		t0 = cidk__now_ns();
-		for (unsigned int i = 0; i < p->iters; i++)
-			p->alt->pair(p->ctx);
-		t1 = cidk__now_ns();
-		p->ns[w->id] = (double)(t1 - t0) / p->iters;
-		pthread_barrier_wait(&p->done);
-	}
-	return NULL;
+	for (unsigned int i = 0; i < j->iters; i++)
+		j->alt->pair(j->ctx);
+	t1 = cidk__now_ns();
+	j->ns[id] = (double)(t1 - t0) / j->iters;
 }
 
 /* One thread count: every alternative, @reps times, interleaved. */
 static int measure(unsigned int nthreads, unsigned int iters, unsigned int reps,
 		   struct bench_lease_row *rows)
 {
-	struct pool p;
-	pthread_t *th = calloc(nthreads, sizeof(*th));
-	struct worker *w = calloc(nthreads, sizeof(*w));
+	struct job j = { .iters = iters };
+	struct bench_team *team = NULL;
 	double *samples = calloc((size_t)NALTS * reps, sizeof(double));
 	void *ctx[NALTS] = { NULL };
-	unsigned int started = 0;
 	int rc = -ENOMEM;
 
-	memset(&p, 0, sizeof(p));
-	atomic_init(&p.armed, 0);
-	p.ns = calloc(nthreads, sizeof(double));
-	p.iters = iters;
-	if (!th || !w || !samples || !p.ns)
+	j.ns = calloc(nthreads, sizeof(double));
+	if (!samples || !j.ns)
 		goto out_free;
 	for (unsigned int a = 0; a < NALTS; a++) {
 		rc = alts[a].setup ? alts[a].setup(&alts[a], &ctx[a]) : 0;
 		if (rc)
 			goto out_ctx;
 	}
-	for (; started < nthreads; started++) {
-		w[started].pool = &p;
-		w[started].id = started;
-		rc = -pthread_create(&th[started], NULL, worker_main, &w[started]);
-		if (rc)
-			break;
-	}
-	/* on failure the started workers are only released to quit */
-	pthread_barrier_init(&p.start, NULL, started + 1);
-	pthread_barrier_init(&p.done, NULL, started + 1);
-	atomic_store(&p.armed, 1);
+	rc = bench_team_start(&team, nthreads);
 	for (unsigned int r = 0; !rc && r < reps; r++) {
 		for (unsigned int a = 0; a < NALTS; a++) {
 			double sum = 0;
 
-			p.alt = &alts[a];
-			p.ctx = ctx[a];
-			pthread_barrier_wait(&p.start);
-			pthread_barrier_wait(&p.done);
+			j.alt = &alts[a];
+			j.ctx = ctx[a];
+			bench_team_run(team, run_pairs, &j);
 			for (unsigned int t = 0; t < nthreads; t++)
-				sum += p.ns[t];
+				sum += j.ns[t];
 			samples[a * reps + r] = sum / nthreads;
 		}
 	}
-	p.quit = 1;
-	pthread_barrier_wait(&p.start);
-	for (unsigned int t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
-	pthread_barrier_destroy(&p.start);
-	pthread_barrier_destroy(&p.done);
+	bench_team_stop(team);
 	for (unsigned int a = 0; !rc && a < NALTS; a++) {
 		rows[a].what = alts[a].what;
 		rows[a].threads = nthreads;
@@ -213,10 +172,8 @@ out_ctx:
 		if (ctx[a] && alts[a].teardown)
 			alts[a].teardown(ctx[a]);
 out_free:
-	free(th);
-	free(w);
 	free(samples);
-	free(p.ns);
+	free(j.ns);
 	return rc;
 }
 

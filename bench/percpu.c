@@ -24,6 +24,7 @@
 #include <cidkit/rseq.h>
 
 #include "bench_percpu.h"
+#include "team.h"
 
 /* CPU time of the calling thread: a thread that the (shared, loaded)
  * machine preempts is not charged for the time it waits. */
@@ -216,45 +217,25 @@ static unsigned int make_alts(struct alt *a)
 	return n;
 }
 
-struct wpool {
-	pthread_barrier_t start, done;
+/* One measured job: every worker times @iters increments of @alt. */
+struct job {
 	const struct alt *alt;
 	struct ctx *ctx;
 	unsigned int iters;
 	double *ns;		/* per worker */
-	unsigned long *aborts;	/* per worker, this run */
-	int quit;
-	atomic_int armed; /* the barriers exist */
+	unsigned long *aborts;	/* per worker, this job */
 };
 
-struct worker {
-	struct wpool *pool;
-	unsigned int id;
-};
-
-static void *worker_main(void *arg)
+static void run_adds(void *arg, unsigned int id)
 {
-	struct worker *w = arg;
-	struct wpool *p = w->pool;
+	struct job *j = arg;
+	unsigned long a0 = cidk_percpu_aborts();
+	uint64_t t0 = thread_ns(), t1;
 
-	while (!atomic_load(&p->armed))
-		sched_yield();
-	for (;;) {
-		uint64_t t0, t1;
-		unsigned long a0;
-
-		pthread_barrier_wait(&p->start);
-		if (p->quit)
-			break;
-		a0 = cidk_percpu_aborts();
-		t0 = thread_ns();
-		p->alt->loop(p->ctx, p->iters);
-		t1 = thread_ns();
-		p->ns[w->id] = (double)(t1 - t0) / p->iters;
-		p->aborts[w->id] = cidk_percpu_aborts() - a0;
-		pthread_barrier_wait(&p->done);
-	}
-	return NULL;
+	j->alt->loop(j->ctx, j->iters);
+	t1 = thread_ns();
+	j->ns[id] = (double)(t1 - t0) / j->iters;
+	j->aborts[id] = cidk_percpu_aborts() - a0;
 }
 
 int bench_percpu_run(unsigned int nthreads, unsigned int iters,
@@ -263,29 +244,22 @@ int bench_percpu_run(unsigned int nthreads, unsigned int iters,
 {
 	static struct alt alts[NALTS];
 	unsigned int nalts;
-	struct wpool p;
-	pthread_t *th = NULL;
-	struct worker *w = NULL;
+	struct job j = { .iters = iters };
+	struct bench_team *team = NULL;
 	double *samples = NULL;
 	struct ctx *ctx = NULL;
 	struct bench_percpu_row *r = NULL;
-	unsigned int started = 0;
 	int rc = -ENOMEM;
 
 	if (!nthreads || !iters || !reps)
 		return -EINVAL;
 	nalts = make_alts(alts);
-	memset(&p, 0, sizeof(p));
-	atomic_init(&p.armed, 0);
-	p.iters = iters;
-	th = calloc(nthreads, sizeof(*th));
-	w = calloc(nthreads, sizeof(*w));
 	samples = calloc((size_t)nalts * reps, sizeof(double));
-	p.ns = calloc(nthreads, sizeof(double));
-	p.aborts = calloc(nthreads, sizeof(unsigned long));
+	j.ns = calloc(nthreads, sizeof(double));
+	j.aborts = calloc(nthreads, sizeof(unsigned long));
 	ctx = aligned_alloc(64, nalts * sizeof(*ctx));
 	r = calloc(nalts, sizeof(*r));
-	if (!th || !w || !samples || !p.ns || !p.aborts || !ctx || !r)
+	if (!samples || !j.ns || !j.aborts || !ctx || !r)
 		goto out_free;
 	memset(ctx, 0, nalts * sizeof(*ctx));
 	for (unsigned int a = 0; a < nalts; a++) {
@@ -294,29 +268,18 @@ int bench_percpu_run(unsigned int nthreads, unsigned int iters,
 		if (rc)
 			goto out_ctx;
 	}
-	for (; started < nthreads; started++) {
-		w[started].pool = &p;
-		w[started].id = started;
-		rc = -pthread_create(&th[started], NULL, worker_main, &w[started]);
-		if (rc)
-			break;
-	}
-	/* on failure the started workers are only released to quit */
-	pthread_barrier_init(&p.start, NULL, started + 1);
-	pthread_barrier_init(&p.done, NULL, started + 1);
-	atomic_store(&p.armed, 1);
+	rc = bench_team_start(&team, nthreads);
 	for (unsigned int rep = 0; !rc && rep < reps; rep++) {
 		for (unsigned int a = 0; !rc && a < nalts; a++) {
 			double sum = 0;
 			intptr_t before = alts[a].sum(&ctx[a]);
 
-			p.alt = &alts[a];
-			p.ctx = &ctx[a];
-			pthread_barrier_wait(&p.start);
-			pthread_barrier_wait(&p.done);
+			j.alt = &alts[a];
+			j.ctx = &ctx[a];
+			bench_team_run(team, run_adds, &j);
 			for (unsigned int t = 0; t < nthreads; t++) {
-				sum += p.ns[t];
-				r[a].aborts += p.aborts[t];
+				sum += j.ns[t];
+				r[a].aborts += j.aborts[t];
 			}
 			samples[a * reps + rep] = sum / nthreads;
 			if ((uintptr_t)alts[a].sum(&ctx[a]) - (uintptr_t)before !=
@@ -326,12 +289,7 @@ int bench_percpu_run(unsigned int nthreads, unsigned int iters,
 			}
 		}
 	}
-	p.quit = 1;
-	pthread_barrier_wait(&p.start);
-	for (unsigned int t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
-	pthread_barrier_destroy(&p.start);
-	pthread_barrier_destroy(&p.done);
+	bench_team_stop(team);
 	for (unsigned int a = 0; !rc && a < nalts; a++) {
 		r[a].what = alts[a].what;
 		r[a].path = alts[a].has_path ?
@@ -344,11 +302,9 @@ out_ctx:
 	for (unsigned int a = 0; a < nalts; a++)
 		teardown(&ctx[a]);
 out_free:
-	free(th);
-	free(w);
 	free(samples);
-	free(p.ns);
-	free(p.aborts);
+	free(j.ns);
+	free(j.aborts);
 	free(ctx);
 	if (rc) {
 		free(r);
