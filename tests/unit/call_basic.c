@@ -101,8 +101,7 @@ static void test_errors(void)
 		   "a domain of no usable CPU: EINVAL, fn not run (%d)", rc);
 	}
 	cidk_call_domain_destroy(d);
-	cidk_call_domain_destroy(NULL);
-	ok(1, "destroy(NULL) is a no-op");
+	cidk_call_domain_destroy(NULL); /* a no-op: a crash fails the program */
 	cidk_mask_free(empty);
 	cidk_mask_free(far);
 }

@@ -745,11 +745,10 @@ static void inject_double(struct machine *w)
 			if (r->task[i].t.running && nrun < 2)
 				run[nrun++] = &r->task[i].t;
 		}
-	if (nrun < 2) {
-		ok(true, "%s: fault injection skipped (fewer than two running)",
-		   cidk_cid_policy_name(cidk_cid_mm_policy(r->mm)));
+	/* the injection needs two running tasks: not having them is a failure */
+	if (!ok(nrun >= 2, "%s: two tasks running to inject a double-held CID into",
+		cidk_cid_policy_name(cidk_cid_mm_policy(r->mm))))
 		return;
-	}
 	before = cidk_cid_check(r->mm, tp, n, false, w->why, sizeof(w->why));
 	saved = run[1]->cid;
 	run[1]->cid = run[0]->cid;
