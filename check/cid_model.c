@@ -140,7 +140,13 @@ static void run_event(struct cid_model *cm, unsigned int tid,
 	case SCN_IN:
 		cm->cpu_of[e->arg] = (uint8_t)tid;
 		b = promised_bound(cm);
-		cid = cidk_cid_switch(e->arg, NULL, NULL, cm->mm, t, cm->now);
+		/* a lease's enter; when it finds no CID, the full switch */
+		cid = CIDK_CID_NONE;
+		if (e->lease)
+			cid = cidk__cid_lease_in(cm->mm, t, e->arg, cm->now);
+		if (cid == CIDK_CID_NONE)
+			cid = cidk_cid_switch(e->arg, NULL, NULL, cm->mm, t,
+					      cm->now);
 		/* the bound may move during the switch: either end holds */
 		a = promised_bound(cm);
 		cm->bound_at_in[tid] = a > b ? a : b;
@@ -149,7 +155,10 @@ static void run_event(struct cid_model *cm, unsigned int tid,
 		break;
 	case SCN_OUT:
 		cm->in_user[tid] = false;
-		cidk_cid_switch(cpu, cm->mm, t, NULL, NULL, cm->now);
+		if (e->lease)
+			cidk__cid_lease_out(cm->mm, t, cm->now);
+		else
+			cidk_cid_switch(cpu, cm->mm, t, NULL, NULL, cm->now);
 		cm->cpu_of[cpu] = NOBODY;
 		break;
 	case SCN_EXIT:

@@ -84,6 +84,10 @@ static const struct {
 	  "convergence takes a CID below max_cids, keeps the old one" },
 	{ CIDK__MUT_OWN_NO_RQ_RECHECK, "own-no-rq-recheck", "ownership",
 	  "task_rq_lock without re-checking the task's CPU" },
+	{ CIDK__MUT_LEASE_CLAIM_NO_CAS, "lease-claim-no-cas", "lazy",
+	  "a lease's fast enter claims its slot by a load and a store" },
+	{ CIDK__MUT_LEASE_EXIT_ANY, "lease-exit-any", "lazy",
+	  "a lease's fast leave stores over a slot it does not hold" },
 };
 #define NR_MUTANTS (sizeof(mutants) / sizeof(mutants[0]))
 

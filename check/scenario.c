@@ -146,6 +146,35 @@ const char *const scn_library[] = {
 	"task T0 initial: in 0; fork T2; out; in 0; out\n"
 	"task T1 initial: in 1; out; exit\n"
 	"task T2: in 1; out\n",
+
+	/* leases' fast paths (lib/cid/lease_fast.h) */
+	"name lease-claim\n"
+	"about a lease re-claims its CPU's idle CID with one CAS while the task "
+	"that left it there exits and gives it back\n"
+	"cpus 1\n"
+	"policy lazy\n"
+	"expect pass\n"
+	"task T0 initial: enter 0; leave; enter 0; leave\n"
+	"task T1 initial: enter 0; leave; exit\n",
+
+	"name lease-leave\n"
+	"about a lease leaves with one store while a migration parks another "
+	"task's CID on its CPU\n"
+	"cpus 2\n"
+	"policy lazy\n"
+	"expect pass\n"
+	"task T0 initial: enter 0; leave\n"
+	"task T1 initial: in 1; out; migrate 0\n",
+
+	"name lease-scan\n"
+	"about leases enter and leave (fast paths) while the compaction scan "
+	"marks and releases their CIDs and a task exits\n"
+	"cpus 2\n"
+	"policy cache-local\n"
+	"expect pass\n"
+	"task T0 initial: enter 0; rtu; leave; enter 0; rtu; leave\n"
+	"task T1 initial: enter 1; leave; enter 1; leave; exit\n"
+	"task T2 initial: enter 0; rtu; leave\n",
 	NULL,
 };
 
@@ -282,13 +311,16 @@ static int parse_script(struct parse *p, struct scn_task *t, const char *c,
 		e = &t->ev[t->nev];
 		memset(e, 0, sizeof(*e));
 		c = word(c, w, sizeof(w));
-		if (!strcmp(w, "in") || !strcmp(w, "migrate")) {
+		if (!strcmp(w, "in") || !strcmp(w, "migrate") ||
+		    !strcmp(w, "enter")) {
 			c = word(c, a, sizeof(a));
 			if (parse_uint(a, s->cpus - 1, &e->arg))
 				return err(p, "'%s' needs a CPU below %u", w, s->cpus);
-			e->kind = w[0] == 'i' ? SCN_IN : SCN_MIGRATE;
-		} else if (!strcmp(w, "out")) {
+			e->kind = w[0] == 'm' ? SCN_MIGRATE : SCN_IN;
+			e->lease = w[0] == 'e';
+		} else if (!strcmp(w, "out") || !strcmp(w, "leave")) {
 			e->kind = SCN_OUT;
+			e->lease = w[0] == 'l';
 		} else if (!strcmp(w, "exit")) {
 			e->kind = SCN_EXIT;
 		} else if (!strcmp(w, "tick")) {
@@ -525,10 +557,10 @@ void scn_event_str(const struct scenario *s, const struct scn_event *e,
 {
 	switch (e->kind) {
 	case SCN_IN:
-		snprintf(buf, len, "in %u", e->arg);
+		snprintf(buf, len, "%s %u", e->lease ? "enter" : "in", e->arg);
 		break;
 	case SCN_OUT:
-		snprintf(buf, len, "out");
+		snprintf(buf, len, e->lease ? "leave" : "out");
 		break;
 	case SCN_FORK:
 		snprintf(buf, len, "fork %s", s->task[e->arg].name);

@@ -21,7 +21,9 @@
  * created by a `fork NAME` event of a running task and start after it.
  * Events: `in CPU` (switch in, on an idle CPU), `out`, `fork TASK`,
  * `exit`, `migrate CPU` (while not running), `affinity CPULIST`, `tick`,
- * `rtu` (return to user).  Time advances by 60 ms at every event, so the
+ * `rtu` (return to user), and `enter CPU` / `leave`: a switch in and
+ * out as a lease does them (lib/lease: the policy's fast path first,
+ * lease_fast.h for the lazy family).  Time advances by 60 ms at every event, so the
  * lazy family's 100 ms expiry and scan period come due.
  */
 #ifndef CIDKIT_CHECK_SCENARIO_H
@@ -50,6 +52,7 @@ struct scn_event {
 	enum scn_ev_kind kind;
 	unsigned int arg;   /* CPU, or the forked task's index */
 	uint64_t mask;	    /* affinity: CPUs */
+	bool lease;	    /* in/out as a lease's enter/leave (fast path first) */
 };
 
 struct scn_task {

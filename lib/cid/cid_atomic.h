@@ -72,6 +72,8 @@ enum cidk__mutant {
 	CIDK__MUT_OWN_KEEP_TRANSIT,    /* ownership: switch-out keeps a transit CID */
 	CIDK__MUT_OWN_CONVERGE_NO_PUT, /* ownership: convergence keeps the old CID */
 	CIDK__MUT_OWN_NO_RQ_RECHECK,   /* ownership: task_rq_lock without re-check */
+	CIDK__MUT_LEASE_CLAIM_NO_CAS,  /* lazy: lease fast claim is a load, then a store */
+	CIDK__MUT_LEASE_EXIT_ANY,      /* lazy: lease fast exit stores over any slot word */
 	CIDK__MUT_NR,
 };
 
@@ -87,6 +89,9 @@ void cidk__chk_after(uint64_t found, uint64_t left);
 /* The mutant switched on (checker build only), CIDK__MUT_NONE normally. */
 extern unsigned int cidk__chk_mutant;
 #define CIDK__MUTANT(id) (cidk__chk_mutant == (id))
+/* the value a store overwrites, for the trace */
+#define CIDK__PEEK(p) atomic_load_explicit((p), memory_order_relaxed)
+#define CIDK__PEEK_PLAIN(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #else
 #define CIDK__SITE ((const struct cidk__site *)0)
 static inline __attribute__((always_inline)) void
@@ -104,6 +109,12 @@ cidk__chk_after(uint64_t found, uint64_t left)
 	(void)left;
 }
 #define CIDK__MUTANT(id) 0
+/*
+ * Not evaluated: an atomic load is never dropped by the compiler, even
+ * when its value is unused, and a store must cost one instruction.
+ */
+#define CIDK__PEEK(p) ((void)sizeof(p), (uint64_t)0)
+#define CIDK__PEEK_PLAIN(p) ((void)sizeof(p), (uint64_t)0)
 #endif
 
 #define CIDK__INLINE static inline __attribute__((always_inline))
@@ -125,7 +136,7 @@ CIDK__INLINE void cidk__st_(_Atomic unsigned int *p, unsigned int v,
 			    const struct cidk__site *s)
 {
 	cidk__chk_before(s, CIDK__OP_STORE, p);
-	cidk__chk_after(atomic_load_explicit(p, memory_order_relaxed), v);
+	cidk__chk_after(CIDK__PEEK(p), v);
 	atomic_store_explicit(p, v, memory_order_relaxed);
 }
 
@@ -134,7 +145,7 @@ CIDK__INLINE void cidk__st_mb_(_Atomic unsigned int *p, unsigned int v,
 			       const struct cidk__site *s)
 {
 	cidk__chk_before(s, CIDK__OP_STORE, p);
-	cidk__chk_after(atomic_load_explicit(p, memory_order_relaxed), v);
+	cidk__chk_after(CIDK__PEEK(p), v);
 	atomic_store(p, v);
 }
 
@@ -172,8 +183,21 @@ CIDK__INLINE unsigned int cidk__sub_(_Atomic unsigned int *p, unsigned int d,
 	return old;
 }
 
+/*
+ * release store: gives up what the caller owned, publishing its earlier
+ * stores (a lease's fast exit; the other stores are relaxed).
+ */
+CIDK__INLINE void cidk__st_rel_(_Atomic unsigned int *p, unsigned int v,
+				const struct cidk__site *s)
+{
+	cidk__chk_before(s, CIDK__OP_STORE, p);
+	cidk__chk_after(CIDK__PEEK(p), v);
+	atomic_store_explicit(p, v, memory_order_release);
+}
+
 #define cidk__ld(p) cidk__ld_((p), CIDK__SITE)
 #define cidk__st(p, v) cidk__st_((p), (v), CIDK__SITE)
+#define cidk__st_rel(p, v) cidk__st_rel_((p), (v), CIDK__SITE)
 #define cidk__st_mb(p, v) cidk__st_mb_((p), (v), CIDK__SITE)
 #define cidk__cas(p, e, d) cidk__cas_((p), (e), (d), CIDK__SITE)
 #define cidk__add(p, d) cidk__add_((p), (d), CIDK__SITE)
@@ -196,7 +220,7 @@ CIDK__INLINE void cidk__st64_(_Atomic uint64_t *p, uint64_t v,
 			      const struct cidk__site *s)
 {
 	cidk__chk_before(s, CIDK__OP_STORE, p);
-	cidk__chk_after(atomic_load_explicit(p, memory_order_relaxed), v);
+	cidk__chk_after(CIDK__PEEK(p), v);
 	atomic_store_explicit(p, v, memory_order_relaxed);
 }
 
@@ -237,7 +261,7 @@ CIDK__INLINE void cidk__stp_(unsigned int *p, unsigned int v,
 			     const struct cidk__site *s)
 {
 	cidk__chk_before(s, CIDK__OP_STORE, p);
-	cidk__chk_after(__atomic_load_n(p, __ATOMIC_RELAXED), v);
+	cidk__chk_after(CIDK__PEEK_PLAIN(p), v);
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 

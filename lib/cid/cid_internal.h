@@ -62,6 +62,7 @@ enum cidk__stat {
 	ST_FIXUP_VISITS,
 	ST_TRANSIT_DROPS,
 	ST_STALLS,
+	ST_LEASE_FAST, /* a lease's one-CAS re-claim: allocation + handover + RMW */
 	ST_NR,
 };
 
@@ -145,6 +146,16 @@ struct cidk__cid_ops {
 	void (*exit)(struct cidk_cid_mm *mm, struct cidk_cid_task *t);
 	unsigned int (*affinity)(struct cidk_cid_mm *mm,
 				 const struct cidk_mask *allowed);
+	/*
+	 * Leases' fast path (NULL: none).  lease_claim: @t enters on @cpu
+	 * and gets its last CID back cheaply, or false and nothing changed.
+	 * lease_release: the running @t leaves cheaply, or false and nothing
+	 * changed.  Each falls back to switch_in / switch_out.
+	 */
+	bool (*lease_claim)(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			    unsigned int cpu);
+	bool (*lease_release)(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			      uint64_t now);
 };
 
 extern const struct cidk__cid_ops cidk__bitmap_ops, cidk__lazy_ops,
@@ -287,6 +298,23 @@ int cidk__ownership_check(const struct cidk_cid_mm *mm,
 unsigned int cidk__cid_try_switch_in(struct cidk_cid_mm *mm,
 				     struct cidk_cid_task *t, unsigned int cpu,
 				     uint64_t now);
+
+/*
+ * A lease's switch-in and switch-out (lease.c, the checker's enter and
+ * leave events): the policy's fast path when it has one and it applies,
+ * else cidk__cid_try_switch_in() and the public switch-out.
+ */
+unsigned int cidk__cid_lease_in(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+				unsigned int cpu, uint64_t now);
+void cidk__cid_lease_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			 uint64_t now);
+
+/* Count @n fast lease enters (lease_fast.h) on @cpu's shard. */
+static inline void cidk__cid_count_lease_fast(struct cidk_cid_mm *mm,
+					      unsigned int cpu, unsigned int n)
+{
+	cidk__st_add(cidk__shard(mm, cpu), ST_LEASE_FAST, n);
+}
 
 /* Record a task's new CID in the counters and the task (and its CPU). */
 void cidk__cid_note_in(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,

@@ -75,6 +75,7 @@
  * min(batch, nr_cpu_ids) slots twice and reads the bitmap once.
  */
 #include "cid/cid_internal.h"
+#include "cid/lease_fast.h"
 
 /* CAS attempts on a slot that keeps changing before a loop gives up. */
 #define SLOT_TRIES 4
@@ -358,6 +359,23 @@ unsigned int cidk__lazy_scan(struct cidk_cid_mm *mm, unsigned int cpu,
 	return hi - lo;
 }
 
+/* ---- leases' fast path (lease_fast.h) ------------------------------------- */
+
+static bool lazy_lease_claim(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			     unsigned int cpu)
+{
+	if (!cidk__lazy_lease_claim(mm, t, cpu))
+		return false;
+	cidk__cid_count_lease_fast(mm, cpu, 1);
+	return true;
+}
+
+static bool lazy_lease_release(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			       uint64_t now)
+{
+	return cidk__lazy_lease_release(mm, t, now);
+}
+
 /* ---- the tables ------------------------------------------------------------ */
 
 static void lazy_migrate_op(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
@@ -375,6 +393,8 @@ static void lazy_migrate_op(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 		.scan = cidk__lazy_scan,              \
 		.migrate = lazy_migrate_op,           \
 		.exit = lazy_exit,                    \
+		.lease_claim = lazy_lease_claim,      \
+		.lease_release = lazy_lease_release,  \
 	}
 
 const struct cidk__cid_ops cidk__lazy_ops = LAZY_OPS("lazy");

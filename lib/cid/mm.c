@@ -340,6 +340,10 @@ void cidk_cid_stats(const struct cidk_cid_mm *mm, struct cidk_cid_stats *st)
 	st->fixup_visits = v[ST_FIXUP_VISITS];
 	st->transit_drops = v[ST_TRANSIT_DROPS];
 	st->stalls = v[ST_STALLS];
+	/* a lease's fast re-claim is all three, counted once (cid_internal.h) */
+	st->allocations += v[ST_LEASE_FAST];
+	st->handovers += v[ST_LEASE_FAST];
+	st->slot_rmw += v[ST_LEASE_FAST];
 }
 
 /* ---- the bitmap, read with atomic loads ------------------------------------ */

@@ -53,6 +53,23 @@ static void switch_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 	t->running = false;
 }
 
+unsigned int cidk__cid_lease_in(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+				unsigned int cpu, uint64_t now)
+{
+	if (mm->ops->lease_claim && mm->ops->lease_claim(mm, t, cpu))
+		return t->cid;
+	return mm->ops->switch_in(mm, t, cpu, now);
+}
+
+void cidk__cid_lease_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			 uint64_t now)
+{
+	if (t->running && t->cid != CIDK_CID_NONE && mm->ops->lease_release &&
+	    mm->ops->lease_release(mm, t, now))
+		return;
+	switch_out(mm, t, now);
+}
+
 /*
  * The public switch-in.  When the policy finds no CID below its bound it
  * falls back to the lowest free CID below nr_cpu_ids -- a bound violation

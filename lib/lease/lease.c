@@ -17,10 +17,11 @@
  *   - when the domain is destroyed: rec->dom = NULL; the thread frees the
  *     record at its next registration or at its end.
  *
- * Fast path (enter + exit): the cache hit, the CPU, the policy's switch-in
- * and switch-out -- for the lazy family one slot CAS each, one clock read
- * at exit and the "scan due?" check; for inherit one bitmap RMW each.  No
- * lock.
+ * Fast path (enter + exit): the cache hit, the CPU, the policy's lease
+ * switch-in and switch-out -- for the lazy family one slot CAS and one
+ * release store (lazy.c), no clock read and no "scan due?" check but at
+ * every LEASE_TICK-th exit; for inherit one bitmap RMW each; for bitmap
+ * two; for ownership its runqueue lock twice.  No other lock.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,12 +34,26 @@
 #include <cidkit/lease.h>
 
 #include "cid/cid_internal.h"
+#include "cid/lease_fast.h"
 #include "lease/lease_cpu.h"
 
+/*
+ * The lazy family's time, for leases: a thread reads the clock at a slow
+ * enter and at every LEASE_TICK-th exit, and runs the "scan due?" check
+ * then; the other exits stamp their slot with the thread's last reading.
+ * So a slot's time may be older than its last use by up to LEASE_TICK - 1
+ * bursts of that thread (an idle CID may expire sooner, never later), and
+ * a due scan waits for some thread's next tick.  The kernel reads its
+ * runqueue clock at every switch; a clock read (8 ns coarse, 33 ns
+ * precise here, docs/cid.md) is what a lease pair could not afford.
+ */
+#define LEASE_TICK 64u
+
 struct lease_rec {
-	struct cidk_cid_task task;
-	bool inside;			/* owner thread only */
-	uint64_t now;			/* owner thread only: last exit time */
+	struct cidk_cid_task task;	/* task.running: inside a lease */
+	unsigned int ticks;		/* owner: exits to a tick; 0 not lazy */
+	unsigned int fast;		/* owner: fast enters not yet counted */
+	uint64_t now;			/* owner thread only: last clock read */
 	uint64_t dom_id;		/* constant */
 	struct cidk_lease_domain *dom;	/* NULL once destroyed; reg_lock */
 	struct lease_rec *dom_next;	/* the domain's list; reg_lock */
@@ -49,12 +64,14 @@ struct cidk_lease_domain {
 	uint64_t id;
 	unsigned int capacity, nr_cpu_ids;
 	bool uses_time;
+	bool lazy; /* the lazy family: lease_fast.h */
 	struct cidk_mask *allowed;  /* [0, capacity) */
 	struct lease_rec *recs;	    /* reg_lock */
 };
 
 struct lease_tls {
 	uint64_t last_id;
+	uint64_t last_fast_id; /* last_id when that domain is lazy, else 0 */
 	struct lease_rec *last;
 	struct lease_rec **recs;
 	unsigned int n, cap;
@@ -80,6 +97,18 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The fast enters a thread made are counted in its record and added to
+ * the mm's counters here (at its ticks and its end): the counters may lag
+ * by LEASE_TICK - 1 fast enters per thread.
+ */
+static void flush_fast(struct cidk_lease_domain *d, struct lease_rec *r)
+{
+	if (r->fast)
+		cidk__cid_count_lease_fast(d->mm, r->task.cpu, r->fast);
+	r->fast = 0;
 }
 
 /* Detach @r from its domain, if any.  reg_lock held. */
@@ -109,6 +138,7 @@ static void purge_dead(struct lease_tls *l)
 			if (l->last == l->recs[i]) {
 				l->last = NULL;
 				l->last_id = 0;
+				l->last_fast_id = 0;
 			}
 			free(l->recs[i]);
 		}
@@ -125,6 +155,7 @@ static void thread_end(void *arg)
 		struct lease_rec *r = l->recs[i];
 
 		if (r->dom) {
+			flush_fast(r->dom, r);
 			cidk_cid_exit(r->dom->mm, &r->task, now_ns());
 			unlink_rec(r);
 		}
@@ -181,6 +212,7 @@ static struct lease_rec *lookup_slow(struct cidk_lease_domain *d, bool create)
 		goto unlock;
 	}
 	r->dom_id = d->id;
+	r->ticks = d->lazy; /* the first exit reads the clock */
 	r->dom = d;
 	r->dom_next = d->recs;
 	d->recs = r;
@@ -192,6 +224,7 @@ unlock:
 found:
 	l->last = r;
 	l->last_id = d->id;
+	l->last_fast_id = d->lazy ? d->id : 0;
 	return r;
 }
 
@@ -244,6 +277,7 @@ int cidk_lease_domain_create(const struct cidk_cid_params *p,
 	d->uses_time = p->kind == CIDK_CID_LAZY ||
 		       p->kind == CIDK_CID_LAZY_BATCHED ||
 		       p->kind == CIDK_CID_CACHE_LOCAL;
+	d->lazy = d->uses_time;
 	d->allowed = cidk_mask_alloc(d->nr_cpu_ids);
 	if (!d->allowed)
 		goto fail;
@@ -274,34 +308,38 @@ void cidk_lease_domain_destroy(struct cidk_lease_domain *d)
 	free(d);
 }
 
-int cidk_lease_try_enter(struct cidk_lease_domain *d)
+/*
+ * Enter.  Fast path, inline: the cached record, the CPU, and for the lazy
+ * family the one-CAS re-claim of the thread's last CID (lease_fast.h).
+ * Else the policy's lease switch-in (cidk__cid_lease_in), after a fresh
+ * clock reading.
+ */
+static int try_enter_slow(struct cidk_lease_domain *d, struct lease_rec *r,
+			  unsigned int cpu)
 {
-	struct lease_rec *r = lookup(d, true);
-	unsigned int cpu, cid;
+	unsigned int cid;
 
-	if (!r)
-		return -ENOMEM;
-	if (r->inside)
+	if (r->task.running)
 		return -EBUSY;
-	cpu = cidk__lease_cpu(d->nr_cpu_ids);
-	/*
-	 * No clock read here: a switch-in only stamps a slot that is BUSY
-	 * from then on, and the scan never reads a BUSY slot's time, so the
-	 * thread's last exit time will do.  exit reads the clock.
-	 */
-	cid = cidk__cid_try_switch_in(d->mm, &r->task, cpu, r->now);
+	if (d->uses_time)
+		r->now = now_ns();
+	cid = cidk__cid_lease_in(d->mm, &r->task, cpu, r->now);
 	if (cid == CIDK_CID_NONE)
 		return -EAGAIN;
-	r->inside = true;
 	return (int)cid;
 }
 
-int cidk_lease_enter(struct cidk_lease_domain *d)
+static __attribute__((noinline)) int enter_slow(struct cidk_lease_domain *d,
+						bool wait)
 {
-	for (unsigned int spins = 0;; spins++) {
-		int cid = cidk_lease_try_enter(d);
+	struct lease_rec *r = lookup(d, true);
 
-		if (cid != -EAGAIN)
+	if (!r)
+		return -ENOMEM;
+	for (unsigned int spins = 0;; spins++) {
+		int cid = try_enter_slow(d, r, cidk__lease_cpu(&d->nr_cpu_ids));
+
+		if (cid != -EAGAIN || !wait)
 			return cid;
 		if (spins < 64)
 			cpu_relax();
@@ -310,26 +348,88 @@ int cidk_lease_enter(struct cidk_lease_domain *d)
 	}
 }
 
-int cidk_lease_exit(struct cidk_lease_domain *d)
+static inline int enter(struct cidk_lease_domain *d, bool wait)
 {
-	struct lease_rec *r = lookup(d, false);
-	unsigned int cpu;
+	/* the CPU first: nothing else is live across its fallback's call */
+	unsigned int cpu = cidk__lease_cpu(&d->nr_cpu_ids);
+	struct lease_rec *r;
 
-	if (!r || !r->inside)
-		return -EINVAL;
-	cpu = r->task.cpu;
-	if (d->uses_time)
+	/*
+	 * (No "inside already?" test: the thread's slot is then BUSY, or
+	 * holds another CID than the one the thread holds, so the claim
+	 * fails and the slow path says -EBUSY.)
+	 */
+	if (__builtin_expect(tls.last_fast_id == d->id, 1)) {
+		r = tls.last;
+		if (cidk__lazy_lease_claim(d->mm, &r->task, cpu)) {
+			r->fast++;
+			return (int)r->task.cid;
+		}
+	}
+	return enter_slow(d, wait);
+}
+
+int cidk_lease_try_enter(struct cidk_lease_domain *d)
+{
+	return enter(d, false);
+}
+
+int cidk_lease_enter(struct cidk_lease_domain *d)
+{
+	return enter(d, true);
+}
+
+static __attribute__((noinline)) int exit_slow(struct cidk_lease_domain *d,
+					       struct lease_rec *r)
+{
+	bool tick = d->lazy && --r->ticks == 0;
+
+	if (tick) {
+		r->ticks = LEASE_TICK;
 		r->now = now_ns();
-	cidk_cid_switch(cpu, d->mm, &r->task, NULL, NULL, r->now);
-	r->inside = false;
+		flush_fast(d, r);
+	}
+	cidk__cid_lease_out(d->mm, &r->task, r->now);
 	/*
 	 * The compaction work, when due, runs here: after the burst, on the
 	 * way out (for a lease, the end of a burst is where the kernel's
 	 * return to user space would be; the tick trigger maps here too).
 	 */
-	if (d->uses_time)
-		d->mm->ops->scan(d->mm, cpu, r->now);
+	if (tick)
+		d->mm->ops->scan(d->mm, r->task.cpu, r->now);
 	return 0;
+}
+
+/*
+ * Exit.  Fast path, inline: for the lazy family, when this is not the
+ * thread's LEASE_TICK-th exit, the release store of lease_fast.h.  Else
+ * the clock and the scan check when due, and the policy's lease
+ * switch-out.
+ */
+static __attribute__((noinline)) int exit_lookup(struct cidk_lease_domain *d)
+{
+	struct lease_rec *r = lookup(d, false);
+
+	if (!r || !r->task.running)
+		return -EINVAL;
+	return exit_slow(d, r);
+}
+
+int cidk_lease_exit(struct cidk_lease_domain *d)
+{
+	struct lease_rec *r;
+
+	if (__builtin_expect(tls.last_fast_id != d->id, 0))
+		return exit_lookup(d);
+	r = tls.last;
+	if (!r->task.running)
+		return -EINVAL;
+	/* (ticks is 0, never above 1, when the domain is not lazy) */
+	if (r->ticks > 1 && cidk__lazy_lease_release(d->mm, &r->task, r->now)) {
+		r->ticks--;
+		return 0;
+	}
+	return exit_slow(d, r);
 }
 
 unsigned int cidk_lease_capacity(const struct cidk_lease_domain *d)

@@ -11,9 +11,9 @@ run check --help
 ok $? "--help: usage, exit 0"
 
 run check --list
-[ $rc -eq 0 ] && [ "$(echo "$out" | grep -cE '^[a-z0-9-]+ +[a-z:.0-9-]+ +[0-9]+ CPUs')" -eq 12 ] &&
+[ $rc -eq 0 ] && [ "$(echo "$out" | grep -cE '^[a-z0-9-]+ +[a-z:.0-9-]+ +[0-9]+ CPUs')" -eq 15 ] &&
 	echo "$out" | grep -qE '^published-livelock +ownership:v6.19 +4 CPUs, 5 tasks, expect violation'
-ok $? "--list: 12 scenarios, the published live lock among them"
+ok $? "--list: 15 scenarios, the published live lock among them"
 
 # The published bugs, found on the merged design (each well under 60 s).
 for s in published-livelock livelock-3cpu; do
@@ -45,8 +45,8 @@ ok $? "published-livelock on ownership: no violation within 1 preemption"
 # Every policy, every scenario (the v6.19 ones run under the policy given).
 for p in bitmap lazy lazy-batched cache-local inherit ownership; do
 	run check --policy $p --preemptions 1
-	[ $rc -eq 0 ] && echo "$out" | grep -q '^12 scenarios, 0 with a violation'
-	ok $? "$p: all 12 scenarios pass within 1 preemption"
+	[ $rc -eq 0 ] && echo "$out" | grep -q '^15 scenarios, 0 with a violation'
+	ok $? "$p: all 15 scenarios pass within 1 preemption"
 done
 
 # Sleep sets prune schedules, never states: with and without them the
@@ -61,9 +61,22 @@ for s in switch-back lazy-put fork-exit; do
 done
 
 run check --mutants
-[ $rc -eq 0 ] && echo "$out" | grep -q '^11 of 11 mutants killed' &&
+[ $rc -eq 0 ] && echo "$out" | grep -q '^13 of 13 mutants killed' &&
 	! echo "$out" | grep -q SURVIVED
-ok $? "--mutants: all 11 deliberately broken builds are caught"
+ok $? "--mutants: all 13 deliberately broken builds are caught"
+
+# Leases' fast paths (lease_fast.h): every lazy-family policy passes the
+# lease scenarios at 3 preemptions, and a trace shows the fast path ran.
+for p in lazy lazy-batched cache-local; do
+	for s in lease-claim lease-leave lease-scan; do
+		run check --policy $p --scenario $s --preemptions 3
+		[ $rc -eq 0 ] && echo "$out" | grep -q ": pass - "
+		ok $? "lease fast path: $s passes under $p (3 preemptions)"
+	done
+done
+run check --mutant lease-claim-no-cas --scenario lease-claim
+[ $rc -eq 1 ] && echo "$out" | grep -q "lease_fast.h:.* cidk__lazy_lease_claim"
+ok $? "--mutant lease-claim-no-cas: the trace runs through the fast claim"
 
 run check --mutant inherit-no-put --scenario exit-shrink
 [ $rc -eq 1 ] && echo "$out" | grep -q "^quiescence: CID .* leaked"
