@@ -7,6 +7,7 @@
  * single-thread CID sequence of each policy.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 
 #include <cidkit/lease.h>
@@ -90,8 +91,35 @@ int main(void)
 		ok(cidk_lease_exit(d) == 0 && cidk_lease_exit(d) == -EINVAL,
 		   "%s: exit, then a second exit is -EINVAL", name);
 		b = cidk_lease_try_enter(d);
+		/* (lazy family: b came from the fast path; it must refuse too) */
+		ok(cidk_lease_enter(d) == -EBUSY,
+		   "%s: nested enter after a re-enter: -EBUSY", name);
 		c = cidk_lease_exit(d);
 		ok(b == 0 && c == 0, "%s: the same thread gets CID 0 again", name);
+		{
+			/*
+			 * The fast path ran: a lazy-family pair that re-enters
+			 * where its CID waits is one counted RMW (the slot
+			 * CAS; the exit's store is not an RMW), where the full
+			 * switch-in and -out would count two.  Counters may
+			 * lag by 63 fast enters (docs/cid.md).
+			 */
+			struct cidk_cid_stats st;
+			bool lazy = k == CIDK_CID_LAZY || k == CIDK_CID_LAZY_BATCHED ||
+				    k == CIDK_CID_CACHE_LOCAL;
+			double per;
+
+			for (int i = 0; i < 1000; i++)
+				if (cidk_lease_enter(d) != 0 || cidk_lease_exit(d))
+					break;
+			cidk_cid_stats(cidk_lease_mm(d), &st);
+			per = st.allocations ?
+				(double)(st.bitmap_rmw + st.slot_rmw) / st.allocations : 0;
+			if (lazy)
+				ok(st.allocations >= 1000 - 63 && per < 1.01,
+				   "%s: 1000 re-enters: %llu counted, %.3f RMW per pair (fast path: 1)",
+				   name, (unsigned long long)st.allocations, per);
+		}
 		ok(cidk_cid_nr_users(cidk_lease_mm(d)) == 1,
 		   "%s: the thread is one user of the domain's mm", name);
 		cidk_lease_domain_destroy(d);
