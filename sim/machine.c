@@ -40,6 +40,25 @@ const struct sim_costs *sim_costs_for(const char *spec)
 	return &zen4;
 }
 
+/* sim_distance()'s table: the levels in cidk_topo_distance()'s order. */
+static void dist_keys(struct sim_machine *m)
+{
+	static const enum cidk_topo_level level[SIM_DIST_KEYS] = {
+		CIDK_TOPO_SMT, CIDK_TOPO_CLUSTER, CIDK_TOPO_LLC, CIDK_TOPO_DIE,
+		CIDK_TOPO_PKG,
+	};
+	const struct cidk_mask *online = cidk_topo_online(m->topo);
+
+	for (unsigned int c = 0; c < m->nr_cpu_ids; c++) {
+		m->dist_online[c] = cidk_mask_test(online, c);
+		for (unsigned int i = 0; i < SIM_DIST_KEYS; i++)
+			m->dist_key[(size_t)c * SIM_DIST_KEYS + i] =
+				cidk_topo_has_level(m->topo, level[i]) ?
+					cidk_topo_group_id(m->topo, level[i], c) :
+					m->nr_cpu_ids;
+	}
+}
+
 int sim_machine_init(struct sim_machine *m, const char *spec,
 		     struct cidk_topo_err *err)
 {
@@ -61,10 +80,15 @@ int sim_machine_init(struct sim_machine *m, const char *spec,
 	m->visit_mean = calloc(m->nr_cpu_ids, sizeof(*m->visit_mean));
 	if (m->nr_cpu_ids <= SIM_VISIT_ROWS_MAX)
 		m->visit_row = calloc(m->nr_cpu_ids, sizeof(*m->visit_row));
-	if (!m->visit_mean || (m->nr_cpu_ids <= SIM_VISIT_ROWS_MAX && !m->visit_row)) {
+	m->dist_key = calloc((size_t)m->nr_cpu_ids * SIM_DIST_KEYS,
+			     sizeof(*m->dist_key));
+	m->dist_online = calloc(m->nr_cpu_ids, sizeof(*m->dist_online));
+	if (!m->visit_mean || (m->nr_cpu_ids <= SIM_VISIT_ROWS_MAX && !m->visit_row) ||
+	    !m->dist_key || !m->dist_online) {
 		sim_machine_fini(m);
 		return -ENOMEM;
 	}
+	dist_keys(m);
 	return 0;
 }
 
@@ -76,6 +100,10 @@ void sim_machine_fini(struct sim_machine *m)
 		for (unsigned int c = 0; c < m->nr_cpu_ids; c++)
 			free(m->visit_row[c]);
 	free(m->visit_row);
+	free(m->dist_key);
+	free(m->dist_online);
+	m->dist_key = NULL;
+	m->dist_online = NULL;
 	m->topo = NULL;
 	m->visit_mean = NULL;
 	m->visit_row = NULL;
@@ -91,7 +119,7 @@ double sim_region_cost(const struct sim_machine *m, const struct sim_region *r,
 	if (r->last_cpu == SIM_NOBODY) {
 		lat = c->dram_ns;
 	} else {
-		d = cidk_topo_distance(m->topo, cpu, r->last_cpu);
+		d = sim_distance(m, cpu, r->last_cpu);
 		lat = m->lat[d];
 		if (now - r->last_time > c->private_keep_ns && d <= CIDK_DIST_LLC)
 			lat = c->l3_ns; /* the writer's private caches were flushed */
@@ -113,7 +141,7 @@ double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
 double sim_line_cost(const struct sim_machine *m, unsigned int cpu,
 		     unsigned int owner)
 {
-	return m->lat[cidk_topo_distance(m->topo, cpu, owner)];
+	return m->lat[sim_distance(m, cpu, owner)];
 }
 
 /* Online CPUs in @cpu's group at @level (1 if the level is absent). */

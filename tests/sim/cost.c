@@ -118,5 +118,34 @@ int main(void)
 		ok(rows && !differ, "cached scan rows == the walk, bit for bit (%u ranges)", tried);
 	}
 	sim_machine_fini(&m);
+	/*
+	 * sim_distance() (the machine's precomputed group ids) is
+	 * cidk_topo_distance() on every pair of CPUs, on shapes with SMT,
+	 * clusters, dies, several LLCs and packages.
+	 */
+	sim_machine_fini(&m);
+	{
+		static const char *const specs[] = {
+			"epyc-9654-2s", "power-360", "2s8c2t:llc=2", "1s16c2t:llc=8:cluster=4",
+			"4s4c:llc=2:die=2", "1s6c",
+		};
+
+		for (unsigned int k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
+			unsigned long pairs = 0, bad = 0;
+
+			if (sim_machine_init(&m, specs[k], &err)) {
+				ok(0, "machine %s: %s %s", specs[k], err.path, err.msg);
+				continue;
+			}
+			for (unsigned int a = 0; a <= m.nr_cpu_ids; a++)
+				for (unsigned int b = 0; b <= m.nr_cpu_ids; b++, pairs++)
+					bad += sim_distance(&m, a, b) !=
+					       cidk_topo_distance(m.topo, a, b);
+			ok(bad == 0 && pairs > 1,
+			   "%s: sim_distance == cidk_topo_distance on %lu pairs (%lu differ)",
+			   specs[k], pairs, bad);
+			sim_machine_fini(&m);
+		}
+	}
 	return done_testing();
 }
