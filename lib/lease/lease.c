@@ -314,8 +314,9 @@ void cidk_lease_domain_destroy(struct cidk_lease_domain *d)
  * Else the policy's lease switch-in (cidk__cid_lease_in), after a fresh
  * clock reading.
  */
-static int try_enter_slow(struct cidk_lease_domain *d, struct lease_rec *r,
-			  unsigned int cpu)
+static __attribute__((noinline)) int try_enter_slow(struct cidk_lease_domain *d,
+						   struct lease_rec *r,
+						   unsigned int cpu)
 {
 	unsigned int cid;
 
@@ -329,6 +330,7 @@ static int try_enter_slow(struct cidk_lease_domain *d, struct lease_rec *r,
 	return (int)cid;
 }
 
+/* The first enter of a domain, or a wait for a free CID. */
 static __attribute__((noinline)) int enter_slow(struct cidk_lease_domain *d,
 						bool wait)
 {
@@ -353,11 +355,12 @@ static inline int enter(struct cidk_lease_domain *d, bool wait)
 	/* the CPU first: nothing else is live across its fallback's call */
 	unsigned int cpu = cidk__lease_cpu(&d->nr_cpu_ids);
 	struct lease_rec *r;
+	int cid;
 
 	/*
 	 * (No "inside already?" test: the thread's slot is then BUSY, or
 	 * holds another CID than the one the thread holds, so the claim
-	 * fails and the slow path says -EBUSY.)
+	 * fails and try_enter_slow says -EBUSY.)
 	 */
 	if (__builtin_expect(tls.last_fast_id == d->id, 1)) {
 		r = tls.last;
@@ -365,6 +368,12 @@ static inline int enter(struct cidk_lease_domain *d, bool wait)
 			r->fast++;
 			return (int)r->task.cid;
 		}
+	}
+	if (tls.last_id == d->id) {
+		/* the thread's record, cached: the policy's lease switch-in */
+		cid = try_enter_slow(d, tls.last, cpu);
+		if (cid != -EAGAIN || !wait)
+			return cid;
 	}
 	return enter_slow(d, wait);
 }

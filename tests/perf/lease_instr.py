@@ -25,7 +25,7 @@ import tempfile
 
 N = 2000
 TARGET = 60  # lazy family, issue 13
-# the others go through the full switch (today 269, 242, 284 by --table):
+# the others go through the full switch (today 240, 213, 255 by --table):
 # about 10% headroom, so that a regression of their path fails
 CEILING = {"bitmap": 300, "inherit": 270, "ownership": 320}
 POLICIES = ["bitmap", "lazy", "lazy-batched", "cache-local", "inherit",
