@@ -85,10 +85,10 @@ stamp() { # the date and load of the run that just finished
 }
 
 machines="2s32c2t 2s64c2t 4s64c2t 8s64c2t uv-1920 16s128c2t big-8192"
-# shellcheck disable=SC2046
+# shellcheck disable=SC2046,SC2086 # one --machine per word of $machines
 run bench-topo bench topo --reps 3 --json $(printf -- '--machine %s ' $machines)
 plot bench-topo "$(stamp)
-cidkit bench topo --reps 3 --json --machine M, M = $(echo $machines | sed 's/ /, /g') (medians)" "$d/bench-topo.json"
+cidkit bench topo --reps 3 --json --machine M, M = $(echo "$machines" | sed 's/ /, /g') (medians)" "$d/bench-topo.json"
 
 for t in 2 4 8; do
 	run bench-lease-$t bench lease --threads $t --iters 50000 --reps 5 --json
