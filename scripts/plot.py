@@ -231,8 +231,8 @@ def plot_sim_locality(plt, docs, note):
         from matplotlib.lines import Line2D
         handles.append(Line2D([], [], color="black", linewidth=2.2))
         labels.append("published EPYC 9654 (reference)")
-    finish(fig, "sim locality: cache cost of per-CID areas "
-           "(simulated epyc-9654-2s)", note,
+    finish(fig, "sim locality: cache cost of per-CID areas, simulated",
+           note,
            (handles, labels, len(labels)))
     return fig
 

@@ -65,7 +65,8 @@ d=$out/data
 
 # --- the simulator: deterministic -------------------------------------------
 run sim-locality sim locality --reference --json
-plot sim-locality "cidkit sim locality --reference --json" "$d/sim-locality.json"
+# (the JSON does not name the machine: the command's default)
+plot sim-locality "cidkit sim locality --reference --json (machine epyc-9654-2s, the default)" "$d/sim-locality.json"
 
 run sim-scan sim scan --json
 plot sim-scan "cidkit sim scan --json (300 ms simulated per run)" "$d/sim-scan.json"
