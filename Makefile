@@ -5,13 +5,16 @@
 #                "N passed, N failed"
 #   make         build only (build/cidkit)
 #   make bench   all benchmarks on this machine
+#   make plots   redraw docs/figures/*.svg from fresh runs (matplotlib;
+#                the simulator's are byte-stable, the benchmarks' are
+#                this machine now: short runs, dated)
 #   make fuzz    libFuzzer on every tests/fuzz harness, FUZZ_SECONDS each
 #                (default 60; clang); see docs/fuzz.md
 
 BUILD ?= build
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap demo check bench fuzz clean
+.PHONY: all bootstrap demo check bench plots fuzz clean
 
 all: bootstrap
 	@scripts/build.sh $(BUILD)
@@ -27,6 +30,9 @@ check: bootstrap
 
 bench: all
 	@scripts/bench.sh $(BUILD)/cidkit
+
+plots: all
+	@scripts/plots.sh $(BUILD)/cidkit docs/figures
 
 fuzz: bootstrap
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
