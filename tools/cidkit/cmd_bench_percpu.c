@@ -3,7 +3,6 @@
  * cidkit bench percpu [--threads N] [--iters N] [--reps R] [--json]
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,10 +12,12 @@
 #include "bench_percpu.h"
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
+#include "json.h"
+#include "opt.h"
 
-static const char usage[] =
-	"usage: cidkit bench percpu [--threads N] [--iters N] [--reps R] [--json]\n"
-	"\n"
+static const char about[] =
 	"ns per increment of a per-CPU counter, N threads each doing the\n"
 	"increments, in one interleaved run:\n"
 	"  rseq-add:cpu     cidk_percpu_add_index(.., CIDK_PERCPU_CPU_ID, 1)\n"
@@ -34,24 +35,10 @@ static const char usage[] =
 	"sleep), the ratio to\n"
 	"rseq-add:cpu, the path the cidk_percpu rows took (rseq or atomic, see\n"
 	"`cidkit cid`) and the critical sections the kernel aborted (all\n"
-	"threads, all repetitions).\n"
-	"\n"
-	"  --threads N  threads (default: online CPUs)\n"
-	"  --iters N    increments per thread per repetition (default 1000000)\n"
-	"  --reps R     repetitions (default 11)\n"
-	"  --json       {\"results\": [{\"what\", \"threads\", \"ns_per_op\",\n"
-	"               \"aborts\", \"path\"}, ...]} with the medians\n";
+	"threads, all repetitions).\n";
 
 int cmd_bench_percpu(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "threads", required_argument, NULL, 't' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int threads = online > 0 ? (unsigned int)online : 1;
 	unsigned int iters = 1000000, reps = 11, nrows;
@@ -59,37 +46,24 @@ int cmd_bench_percpu(int argc, char **argv)
 	const char *bad = "?";
 	bool json = false;
 	double base;
-	int c, rc;
+	struct opt opts[] = {
+		{ OPT_UINT("threads", 0, &threads, 1, 1024, "N", "threads"),
+		  .def = "online CPUs" },
+		{ OPT_UINT("iters", 0, &iters, 1, 1000000000, "N",
+			   "increments per thread per repetition") },
+		{ OPT_UINT("reps", 0, &reps, 1, 10000, "R", "repetitions") },
+		{ OPT_FLAG("json", 0, &json,
+			   "{\"results\": [{\"what\", \"threads\", \"ns_per_op\", "
+			   "\"aborts\", \"path\"}, ...]} with the medians") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { "bench percpu", about, NULL, NULL, 0, 0, opts };
+	struct jw j;
+	int rc, first;
 
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (cli_parse_uint("bench percpu: --threads", optarg, 1,
-					   1024, &threads))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'i':
-			if (cli_parse_uint("bench percpu: --iters", optarg, 1,
-					   1000000000, &iters))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'r':
-			if (cli_parse_uint("bench percpu: --reps", optarg, 1,
-					   10000, &reps))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("bench percpu", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cli_extra_arg("bench percpu", argv[optind]);
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
 
 	rc = bench_percpu_run(threads, iters, reps, &rows, &nrows, &bad);
 	if (rc == -EIO) {
@@ -101,18 +75,22 @@ int cmd_bench_percpu(int argc, char **argv)
 		return cli_error("bench percpu: %s", strerror(-rc));
 
 	if (json) {
-		printf("{\"results\": [");
+		jw_init(&j, stdout);
+		jw_obj(&j);
+		jw_key(&j, "results");
+		jw_arr(&j);
 		for (unsigned int i = 0; i < nrows; i++) {
-			printf("%s{\"what\": ", i ? ", " : "");
-			cli_json_str(stdout, rows[i].what);
-			printf(", \"threads\": %u, \"ns_per_op\": %.3f, "
-			       "\"aborts\": %lu, \"path\": ",
-			       rows[i].threads, rows[i].ns.median,
-			       rows[i].aborts);
-			cli_json_str(stdout, rows[i].path);
-			printf("}");
+			jw_obj(&j);
+			jw_kstr(&j, "what", rows[i].what);
+			jw_kuint(&j, "threads", rows[i].threads);
+			jw_knum(&j, "ns_per_op", rows[i].ns.median, 3);
+			jw_kuint(&j, "aborts", rows[i].aborts);
+			jw_kstr(&j, "path", rows[i].path);
+			jw_obj_end(&j);
 		}
-		printf("]}\n");
+		jw_arr_end(&j);
+		jw_obj_end(&j);
+		jw_end(&j);
 		free(rows);
 		return CLI_EXIT_OK;
 	}
