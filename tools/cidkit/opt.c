@@ -586,5 +586,5 @@ void opt_help(const struct opt_cmd *cmd, FILE *f)
 	if (lists)
 		fprintf(f, "A list (X,...) is comma-separated; its option may also be repeated.\n");
 	if (cmd->epilog)
-		fprintf(f, "%s", cmd->epilog);
+		fprintf(f, "\n%s", cmd->epilog);
 }
