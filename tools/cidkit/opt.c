@@ -34,6 +34,8 @@ static const char *what_of(const struct opt_cmd *cmd, const struct opt *o,
 int opt_check_table(const struct opt_cmd *cmd, const char **why)
 {
 	for (const struct opt *o = cmd->opts; o->type != OT_END; o++) {
+		if (o - cmd->opts >= OPT_TABLE_MAX - 1)
+			return *why = "more than OPT_TABLE_MAX options", -EINVAL;
 		if (!o->name && !o->short_name)
 			return *why = "an option without a name", -EINVAL;
 		if ((o->name && !strcmp(o->name, "help")) || o->short_name == 'h')
@@ -237,10 +239,8 @@ static int parse_long(struct opt_cmd *cmd, int argc, char **argv, int *i)
 
 	if (find_long(cmd, name, len, arg, &o))
 		return CLI_EXIT_USAGE;
-	if (!o) {
-		opt_help(cmd, stdout);
-		return OPT_HELP;
-	}
+	if (!o)
+		return OPT_HELP; /* printed by opt_parse() */
 	if (o->type == OT_FLAG) {
 		if (eq)
 			return cli_error("%s: option '--%s' takes no value",
@@ -264,10 +264,8 @@ static int parse_short(struct opt_cmd *cmd, int argc, char **argv, int *i)
 		char name[3] = { '-', *p, '\0' };
 		int rc;
 
-		if (!o && *p == 'h') {
-			opt_help(cmd, stdout);
+		if (!o && *p == 'h')
 			return OPT_HELP;
-		}
 		if (!o)
 			return cli_error("%s: unknown option '%s' (see --help)",
 					 cmd->name, cli_q(name));
@@ -312,15 +310,42 @@ static int check_operands(const struct opt_cmd *cmd, int argc, char **argv,
 			 cmd->max_operands, cmd->operand, n);
 }
 
+/* A scalar option's value, kept so that --help shows the defaults. */
+union opt_value {
+	bool b;
+	unsigned int u;
+	uint64_t u64;
+	double d;
+	const char *s;
+	int i;
+};
+
+static size_t value_size(const struct opt *o)
+{
+	switch (o->type) {
+	case OT_FLAG: return sizeof(bool);
+	case OT_UINT: return sizeof(unsigned int);
+	case OT_U64: return sizeof(uint64_t);
+	case OT_DOUBLE: return sizeof(double);
+	case OT_STRING: return sizeof(const char *);
+	case OT_ENUM: return sizeof(int);
+	default: return 0; /* lists and callbacks show no value */
+	}
+}
+
 int opt_parse(struct opt_cmd *cmd, int argc, char **argv, int *first)
 {
+	union opt_value saved[OPT_TABLE_MAX];
 	const char *why;
 	int i, rc = 0;
 
 	if (opt_check_table(cmd, &why))
 		return cli_error("%s: bad option table: %s", cmd->name, why);
-	for (struct opt *o = cmd->opts; o->type != OT_END; o++)
+	for (struct opt *o = cmd->opts; o->type != OT_END; o++) {
 		o->seen = 0;
+		memcpy(&saved[o - cmd->opts], o->value ? o->value : (void *)&saved[0],
+		       o->value ? value_size(o) : 0);
+	}
 	for (i = 1; i < argc && !rc; i++) {
 		const char *a = argv[i];
 
@@ -332,6 +357,13 @@ int opt_parse(struct opt_cmd *cmd, int argc, char **argv, int *first)
 		}
 		rc = a[1] == '-' ? parse_long(cmd, argc, argv, &i)
 				 : parse_short(cmd, argc, argv, &i);
+	}
+	if (rc == OPT_HELP) {
+		/* options before --help changed values: the help shows defaults */
+		for (struct opt *o = cmd->opts; o->type != OT_END; o++)
+			if (o->value)
+				memcpy(o->value, &saved[o - cmd->opts], value_size(o));
+		opt_help(cmd, stdout);
 	}
 	if (rc)
 		return rc;
@@ -403,12 +435,15 @@ static void put_item(FILE *f, const char *item, size_t indent, size_t *col)
 	*col += len;
 }
 
-/* "--name METAVAR" (with "-x, " before it when @shorts) into @buf. */
+/*
+ * "--name METAVAR" into @buf; in help (@shorts: the table has short
+ * names) "-x, --name METAVAR" or four spaces and "--name METAVAR".
+ */
 static void label(const struct opt *o, bool shorts, char *buf, size_t size)
 {
 	int n = 0;
 
-	if (o->short_name)
+	if (o->short_name && (shorts || !o->name))
 		n = snprintf(buf, size, "-%c%s", o->short_name, o->name ? ", " : "");
 	else if (shorts)
 		n = snprintf(buf, size, "    ");
