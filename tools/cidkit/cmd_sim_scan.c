@@ -140,7 +140,7 @@ int cmd_sim_scan(int argc, char **argv)
 			    "lazy-batched batch sizes"),
 		  .def = "8,16,32,64" },
 		{ OPT_ENUM("trigger", 0, &trigger, sim_triggers, "T",
-			   "where compaction runs (the reference measured tick)") },
+			   "where compaction runs; the reference measured tick") },
 		{ OPT_UINT("duration-ms", 0, &duration_ms, 1, 60 * 1000, "D",
 			   "simulated time per run") },
 		{ OPT_U64("seed", 0, &base.seed, 0, UINT64_MAX, "S",
