@@ -67,16 +67,14 @@ const char *cli_q(const char *s)
 	return buf;
 }
 
-int cli_error(const char *fmt, ...)
+/* "cidkit: <message>" on stderr, one line, whatever the message holds. */
+static void report(const char *fmt, va_list ap)
 {
 	char msg[1024];
-	va_list ap;
 	int len;
 
 	fflush(stdout);
-	va_start(ap, fmt);
 	len = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	fputs("cidkit: ", stderr);
 	/*
 	 * The last guard of the one-line rule: whatever reached the message
@@ -94,7 +92,26 @@ int cli_error(const char *fmt, ...)
 	if (len >= (int)sizeof(msg))
 		fputs("\u2026", stderr);
 	fputc('\n', stderr);
+}
+
+int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(fmt, ap);
+	va_end(ap);
 	return CLI_EXIT_USAGE;
+}
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(fmt, ap);
+	va_end(ap);
+	return CLI_EXIT_FAIL;
 }
 
 int cli_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max,

@@ -29,6 +29,9 @@ struct cli_cmd {
  */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The same line for a command that ran and failed: returns CLI_EXIT_FAIL. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /*
  * Parse an unsigned decimal integer in [min, max] for option @what.
  * On error print one line and return CLI_EXIT_USAGE; else 0.

@@ -370,9 +370,7 @@ int cmd_bench_burst(int argc, char **argv)
 
 	rc = bench_burst_run(&cfg, &res);
 	if (rc) {
-		fflush(stdout);
-		fprintf(stderr, "cidkit: bench burst: %s\n", strerror(-rc));
-		rc = CLI_EXIT_FAIL;
+		rc = cli_fail("bench burst: %s", strerror(-rc));
 		goto out;
 	}
 	if (json)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "bench_lease.h"
 #include "cli.h"
 #include "cmds.h"
@@ -39,36 +40,28 @@ static double mutex_ns(const struct bench_lease_row *rows, unsigned int n,
 
 int cmd_bench_lease(int argc, char **argv)
 {
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int threads = online > 0 ? (unsigned int)online : 1;
-	unsigned int iters = 200000, reps = 11, nrows;
-	struct bench_lease_row *rows;
-	bool json = false;
-	struct opt opts[] = {
-		{ OPT_UINT("threads", 0, &threads, 1, 1024, "N",
-			   "threads of the second measurement"),
-		  .def = "online CPUs" },
-		{ OPT_UINT("iters", 0, &iters, 1, 1000000000, "N",
-			   "pairs per thread per repetition") },
-		{ OPT_UINT("reps", 0, &reps, 1, 10000, "R", "repetitions") },
-		{ OPT_FLAG("json", 0, &json,
-			   "{\"results\": [{\"what\", \"threads\", \"ns_per_pair\"}, ...]} "
-			   "with the medians") },
-		{ .type = OT_END },
+	static const struct bench_loop_cmd c = {
+		"bench lease", about, "threads of the second measurement",
+		"pairs per thread per repetition",
+		"{\"results\": [{\"what\", \"threads\", \"ns_per_pair\"}, ...]} "
+		"with the medians",
+		200000,
 	};
-	struct opt_cmd cmd = { "bench lease", about, NULL, NULL, 0, 0, opts };
+	struct bench_loop_args a;
+	struct bench_lease_row *rows;
+	unsigned int nrows;
 	struct jw j;
-	int rc, first;
+	int rc;
 
-	rc = opt_parse(&cmd, argc, argv, &first);
+	rc = bench_loop_args(&c, argc, argv, &a);
 	if (rc)
 		return opt_status(rc);
 
-	rc = bench_lease_run(threads, iters, reps, &rows, &nrows);
+	rc = bench_lease_run(a.threads, a.iters, a.reps, &rows, &nrows);
 	if (rc)
 		return cli_error("bench lease: %s", strerror(-rc));
 
-	if (json) {
+	if (a.json) {
 		jw_init(&j, stdout);
 		jw_obj(&j);
 		jw_key(&j, "results");
@@ -89,7 +82,7 @@ int cmd_bench_lease(int argc, char **argv)
 
 	printf("CID lease enter+exit, %u pairs/thread x %u reps, interleaved "
 	       "(noisy on a shared machine)\n\n",
-	       iters, reps);
+	       a.iters, a.reps);
 	printf("%-20s %7s %12s %10s %10s %10s %10s\n", "what", "threads",
 	       "median ns", "min ns", "max ns", "vs mutex", "RMW/pair");
 	for (unsigned int i = 0; i < nrows; i++) {

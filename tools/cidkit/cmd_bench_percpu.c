@@ -9,6 +9,7 @@
 
 #include <cidkit/percpu.h>
 
+#include "bench_args.h"
 #include "bench_percpu.h"
 #include "cli.h"
 #include "cmds.h"
@@ -39,42 +40,33 @@ static const char about[] =
 
 int cmd_bench_percpu(int argc, char **argv)
 {
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int threads = online > 0 ? (unsigned int)online : 1;
-	unsigned int iters = 1000000, reps = 11, nrows;
-	struct bench_percpu_row *rows;
-	const char *bad = "?";
-	bool json = false;
-	double base;
-	struct opt opts[] = {
-		{ OPT_UINT("threads", 0, &threads, 1, 1024, "N", "threads"),
-		  .def = "online CPUs" },
-		{ OPT_UINT("iters", 0, &iters, 1, 1000000000, "N",
-			   "increments per thread per repetition") },
-		{ OPT_UINT("reps", 0, &reps, 1, 10000, "R", "repetitions") },
-		{ OPT_FLAG("json", 0, &json,
-			   "{\"results\": [{\"what\", \"threads\", \"ns_per_op\", "
-			   "\"aborts\", \"path\"}, ...]} with the medians") },
-		{ .type = OT_END },
+	static const struct bench_loop_cmd c = {
+		"bench percpu", about, "threads",
+		"increments per thread per repetition",
+		"{\"results\": [{\"what\", \"threads\", \"ns_per_op\", "
+		"\"aborts\", \"path\"}, ...]} with the medians",
+		1000000,
 	};
-	struct opt_cmd cmd = { "bench percpu", about, NULL, NULL, 0, 0, opts };
+	struct bench_loop_args a;
+	struct bench_percpu_row *rows;
+	unsigned int nrows;
+	const char *bad = "?";
+	double base;
 	struct jw j;
-	int rc, first;
+	int rc;
 
-	rc = opt_parse(&cmd, argc, argv, &first);
+	rc = bench_loop_args(&c, argc, argv, &a);
 	if (rc)
 		return opt_status(rc);
 
-	rc = bench_percpu_run(threads, iters, reps, &rows, &nrows, &bad);
-	if (rc == -EIO) {
-		fprintf(stderr, "cidkit: bench percpu: %s: the counter's sum is "
-				"not threads x iters\n", bad);
-		return CLI_EXIT_FAIL;
-	}
+	rc = bench_percpu_run(a.threads, a.iters, a.reps, &rows, &nrows, &bad);
+	if (rc == -EIO)
+		return cli_fail("bench percpu: %s: the counter's sum is not "
+				"threads x iters", bad);
 	if (rc)
 		return cli_error("bench percpu: %s", strerror(-rc));
 
-	if (json) {
+	if (a.json) {
 		jw_init(&j, stdout);
 		jw_obj(&j);
 		jw_key(&j, "results");
@@ -97,7 +89,7 @@ int cmd_bench_percpu(int argc, char **argv)
 
 	printf("per-CPU counter increment, %u threads x %u increments x %u "
 	       "reps, interleaved (noisy on a shared machine); sums exact\n\n",
-	       threads, iters, reps);
+	       a.threads, a.iters, a.reps);
 	printf("%-22s %7s %10s %9s %9s %11s %7s %9s\n", "what", "threads",
 	       "median ns", "min ns", "max ns", "vs rseq:cpu", "path",
 	       "aborts");

@@ -167,9 +167,7 @@ int cmd_bench_pipe(int argc, char **argv)
 
 	rc = bench_pipe_run(&cfg, &res);
 	if (rc) {
-		fflush(stdout);
-		fprintf(stderr, "cidkit: bench pipe: %s\n", strerror(-rc));
-		rc = CLI_EXIT_FAIL;
+		rc = cli_fail("bench pipe: %s", strerror(-rc));
 		goto out;
 	}
 	if (json)

@@ -369,8 +369,7 @@ int cmd_cid(int argc, char **argv)
 	rc = CLI_EXIT_OK;
 out:
 	if (err)
-		fprintf(stderr, "cidkit: cid: cannot run %u threads: %s\n", n,
-			strerror(err));
+		cli_fail("cid: cannot run %u threads: %s", n, strerror(err));
 	if (w)
 		for (unsigned int i = 0; i < n; i++) {
 			cidk_mask_free(w[i].cpus);

@@ -32,16 +32,9 @@ static const char *const default_machines[] = {
 	"1s32c2t", "2s32c2t", "2s64c2t", "4s128c2t",
 };
 
-/* The lazy family compacts with a scan; the trigger means nothing to the others. */
-static bool policy_scans(int policy)
-{
-	return policy == CIDK_CID_LAZY || policy == CIDK_CID_LAZY_BATCHED ||
-	       policy == CIDK_CID_CACHE_LOCAL;
-}
-
 static bool must_pass(int policy, enum cidk_cid_scan_trigger trig)
 {
-	return !policy_scans(policy) || trig == CIDK_CID_SCAN_RETURN_TO_USER;
+	return !sim_policy_scans(policy) || trig == CIDK_CID_SCAN_RETURN_TO_USER;
 }
 
 int cmd_sim_compaction(int argc, char **argv)
@@ -81,13 +74,11 @@ int cmd_sim_compaction(int argc, char **argv)
 	if (!machines.n)
 		for (unsigned int i = 0; i < 8; i++)
 			machines.item[machines.n++] = default_machines[i];
-	np = pols.n;
-	for (unsigned int i = 0; i < np; i++)
-		if (sim_parse_policy(cmdname, pols.item[i], false, &pol[i]))
-			return CLI_EXIT_USAGE;
-	if (!np)
-		for (np = 0; np < CIDK_CID_NR_POLICIES; np++)
-			pol[np] = (int)np;
+	rc = sim_policies(cmdname, &pols, false, NULL, 0, pol);
+	if (rc < 0)
+		return CLI_EXIT_USAGE;
+	np = (unsigned int)rc;
+	rc = 0;
 	if (trigs.n > 2)
 		return cli_error("%s: --trigger: at most tick and return-to-user", cmdname);
 	nt = trigs.n;
@@ -111,7 +102,7 @@ int cmd_sim_compaction(int argc, char **argv)
 				struct cidk_sim_sched_params prm = base;
 				struct cidk_topo_err err;
 
-				if (t && !policy_scans(pol[p]))
+				if (t && !sim_policy_scans(pol[p]))
 					continue; /* the trigger changes nothing */
 				prm.machine = machines.item[m];
 				prm.policy = (enum cidk_cid_policy_kind)pol[p];
@@ -152,7 +143,7 @@ int cmd_sim_compaction(int argc, char **argv)
 							    ? "tick" : "return-to-user";
 				bool must = must_pass(pol[p], trig[t]);
 
-				if (!policy_scans(pol[p])) {
+				if (!sim_policy_scans(pol[p])) {
 					if (t)
 						continue;
 					tname = "n/a";
@@ -165,7 +156,7 @@ int cmd_sim_compaction(int argc, char **argv)
 					jw_kstr(&j, "machine", machines.item[m]);
 					jw_kuint(&j, "nr_cpus", r->nr_cpus);
 					jw_kstr(&j, "policy", pname);
-					if (policy_scans(pol[p]))
+					if (sim_policy_scans(pol[p]))
 						jw_kstr(&j, "trigger", tname);
 					else
 						jw_knull(&j, "trigger");

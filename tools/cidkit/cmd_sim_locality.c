@@ -62,12 +62,15 @@ static bool score_axes_complete(const struct opt_list *configs,
 
 int cmd_sim_locality(int argc, char **argv)
 {
+	static const int def_pol[] = { CIDK_SIM_PER_CPU, CIDK_CID_LAZY,
+				       CIDK_CID_CACHE_LOCAL, CIDK_CID_INHERIT,
+				       CIDK_CID_OWNERSHIP };
 	struct opt_list configs = { .n = 0 }, policies = { .n = 0 };
 	struct opt_uints delays = { .n = 0 };
 	struct cidk_sim_locality_params base;
 	int pol[OPT_LIST_MAX];
 	struct sim_locality_cell *cells;
-	unsigned int ncells = 0, total, *delay_ms = delays.v;
+	unsigned int ncells = 0, total, np, *delay_ms = delays.v;
 	bool json = false, reference = false, perf = false, score = false;
 	struct sim_locality_score sc;
 	bool progress = isatty(STDERR_FILENO);
@@ -137,31 +140,23 @@ int cmd_sim_locality(int argc, char **argv)
 		delay_ms[1] = 10;
 		delays.n = 2;
 	}
-	if (!policies.n) {
-		pol[0] = CIDK_SIM_PER_CPU;
-		pol[1] = CIDK_CID_LAZY;
-		pol[2] = CIDK_CID_CACHE_LOCAL;
-		pol[3] = CIDK_CID_INHERIT;
-		pol[4] = CIDK_CID_OWNERSHIP;
-		policies.n = 5;
-	} else {
-		for (unsigned int i = 0; i < policies.n; i++)
-			if (sim_parse_policy("sim locality", policies.item[i],
-					     true, &pol[i]))
-				return CLI_EXIT_USAGE;
-	}
+	rc = sim_policies("sim locality", &policies, true, def_pol, 5, pol);
+	if (rc < 0)
+		return CLI_EXIT_USAGE;
+	np = (unsigned int)rc;
+	rc = 0;
 
 	if (score && !score_axes_complete(&configs, delay_ms, delays.n, pol,
-					  policies.n))
+					  np))
 		return cli_error("sim locality: --score needs per-cpu, lazy and cache-local on all four configs at 200 and 10 ms");
 
-	total = delays.n * configs.n * policies.n;
+	total = delays.n * configs.n * np;
 	cells = calloc(total, sizeof(*cells));
 	if (!cells)
 		return cli_error("sim locality: %s", strerror(ENOMEM));
 	for (unsigned int d = 0; d < delays.n && !rc; d++)
 		for (unsigned int k = 0; k < configs.n && !rc; k++)
-			for (unsigned int p = 0; p < policies.n && !rc; p++) {
+			for (unsigned int p = 0; p < np && !rc; p++) {
 				struct sim_locality_cell *cell = &cells[ncells];
 				struct cidk_sim_locality_params prm = base;
 				struct cidk_topo_err err;
@@ -207,7 +202,7 @@ int cmd_sim_locality(int argc, char **argv)
 		       base.trigger == CIDK_CID_SCAN_TICK ? "tick" : "return to user");
 		struct sim_locality_axes ax = {
 			delay_ms, delays.n, (char *const *)configs.item, configs.n, pol,
-			policies.n,
+			np,
 		};
 
 		sim_report_locality_table(stdout, cells, ncells, &ax, reference);

@@ -36,13 +36,6 @@ static const char *const scaling_machines[] = {
 	"8s64c2t", "8s128c2t", "16s128c2t", "16s256c2t",
 };
 
-/* The lazy family compacts with a scan; the others have none to time. */
-static bool policy_scans(int policy)
-{
-	return policy == CIDK_CID_LAZY || policy == CIDK_CID_LAZY_BATCHED ||
-	       policy == CIDK_CID_CACHE_LOCAL;
-}
-
 static void print_json(const struct row *rows, unsigned int n)
 {
 	struct jw j;
@@ -69,7 +62,7 @@ static void print_json(const struct row *rows, unsigned int n)
 		jw_kuint(&j, "bound", x->r.bound);
 		jw_knum(&j, "max_cid_avg_ratio", x->r.max_cid_avg, 4);
 		jw_knum(&j, "max_cid_max_ratio", x->r.max_cid_max, 4);
-		jw_kbool(&j, "has_scan", policy_scans(x->policy));
+		jw_kbool(&j, "has_scan", sim_policy_scans(x->policy));
 		jw_obj_end(&j);
 	}
 	jw_break(&j, "\n");
@@ -89,7 +82,7 @@ static void print_table(const struct row *rows, unsigned int n, bool scaling)
 
 		if (x->policy == CIDK_CID_LAZY_BATCHED)
 			snprintf(batch, sizeof(batch), "%u", x->batch);
-		if (!policy_scans(x->policy)) { /* no scan: nothing to time */
+		if (!sim_policy_scans(x->policy)) { /* no scan: nothing to time */
 			printf("%-10s %6u %-13s %5s %8s %9s %9s %9s %12s %8.2fx %8.2fx\n",
 			       scaling ? x->machine
 				       : cidk_sim_workload_name(x->workload),
@@ -111,6 +104,8 @@ static void print_table(const struct row *rows, unsigned int n, bool scaling)
 
 int cmd_sim_scan(int argc, char **argv)
 {
+	static const int def_pol[] = { CIDK_CID_LAZY, CIDK_CID_LAZY_BATCHED,
+				       CIDK_CID_INHERIT, CIDK_CID_OWNERSHIP };
 	const char *cmdname = "sim scan";
 	struct opt_list wls = { .n = 0 }, pols = { .n = 0 };
 	struct opt_uints batches = { .n = 0 };
@@ -173,18 +168,11 @@ int cmd_sim_scan(int argc, char **argv)
 		if (!scaling)
 			wl[nw++] = CIDK_SIM_MESSAGING;
 	}
-	np = pols.n;
-	for (unsigned int i = 0; i < np; i++)
-		if (sim_parse_policy(cmdname, pols.item[i], false, &pol[i]))
-			return CLI_EXIT_USAGE;
-	if (!np) {
-		pol[np++] = CIDK_CID_LAZY;
-		pol[np++] = CIDK_CID_LAZY_BATCHED;
-		if (!scaling) {
-			pol[np++] = CIDK_CID_INHERIT;
-			pol[np++] = CIDK_CID_OWNERSHIP;
-		}
-	}
+	rc = sim_policies(cmdname, &pols, false, def_pol, scaling ? 2 : 4, pol);
+	if (rc < 0)
+		return CLI_EXIT_USAGE;
+	np = (unsigned int)rc;
+	rc = 0;
 	nb = batches.n;
 	if (!nb) {
 		static const unsigned int def[] = { 8, 16, 32, 64 };

@@ -102,13 +102,10 @@ int cmd_sim_switch(int argc, char **argv)
 	if (!ncpus)
 		for (ncpus = 0; ncpus < 8; ncpus++)
 			cpus[ncpus] = def_cpus[ncpus];
-	np = pols.n;
-	for (unsigned int i = 0; i < np; i++)
-		if (sim_parse_policy(cmdname, pols.item[i], false, &pol[i]))
-			return CLI_EXIT_USAGE;
-	if (!np)
-		for (np = 0; np < CIDK_CID_NR_POLICIES; np++)
-			pol[np] = (int)np;
+	rc = sim_policies(cmdname, &pols, false, NULL, 0, pol);
+	if (rc < 0)
+		return CLI_EXIT_USAGE;
+	np = (unsigned int)rc;
 
 	/* Run everything first: an error must not leave half a table. */
 	struct cidk_sim_switch_result mask[OPT_LIST_MAX + 1][2], cid[OPT_LIST_MAX];

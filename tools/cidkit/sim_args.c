@@ -28,6 +28,29 @@ int sim_parse_policy(const char *cmd, const char *s, bool per_cpu_ok, int *out)
 	return 0;
 }
 
+int sim_policies(const char *cmd, const struct opt_list *l, bool per_cpu_ok,
+		 const int *def, unsigned int ndef, int *pol)
+{
+	unsigned int n;
+
+	for (n = 0; n < l->n; n++)
+		if (sim_parse_policy(cmd, l->item[n], per_cpu_ok, &pol[n]))
+			return -1;
+	if (n)
+		return (int)n;
+	if (!def)
+		ndef = CIDK_CID_NR_POLICIES;
+	for (n = 0; n < ndef; n++)
+		pol[n] = def ? def[n] : (int)n;
+	return (int)n;
+}
+
+bool sim_policy_scans(int policy)
+{
+	return policy == CIDK_CID_LAZY || policy == CIDK_CID_LAZY_BATCHED ||
+	       policy == CIDK_CID_CACHE_LOCAL;
+}
+
 int sim_parse_trigger(const char *cmd, const char *s,
 		      enum cidk_cid_scan_trigger *out)
 {

@@ -17,6 +17,17 @@ extern const struct opt_choice sim_triggers[];
  */
 int sim_parse_policy(const char *cmd, const char *s, bool per_cpu_ok, int *out);
 
+/*
+ * The policies of the list option @l into @pol (at most OPT_LIST_MAX), or,
+ * when it is empty, the @ndef policies of @def (NULL: every policy, in
+ * order).  Returns how many, or -1 after one error line.
+ */
+int sim_policies(const char *cmd, const struct opt_list *l, bool per_cpu_ok,
+		 const int *def, unsigned int ndef, int *pol);
+
+/* The lazy family compacts with a scan; the others have none to time. */
+bool sim_policy_scans(int policy);
+
 /* One of sim_triggers (the items of a list option).  0, or prints and returns 2. */
 int sim_parse_trigger(const char *cmd, const char *s,
 		      enum cidk_cid_scan_trigger *out);
