@@ -111,7 +111,7 @@ static struct opt opts[] = {
 	{ OPT_STRING("string", 's', &str, "STR", "a string") },
 	{ OPT_LIST("list", 'l', &list, "X", "a list") },
 	{ OPT_LIST("single", 0, &single, "SPEC", "one value per use"),
-	  .flags = OPT_NOSPLIT },
+	  .flags = OPT_NOSPLIT, .def = "none" },
 	{ OPT_UINTS("uints", 0, &uints, 1, 10, "N", "numbers") },
 	{ OPT_ENUM("format", 0, &choice, fmts, "FMT", "a choice") },
 	{ OPT_CALLBACK("cb", 'c', cb, NULL, "V", "a callback"), .def = "" },
@@ -432,8 +432,9 @@ static void test_help(void)
 	ok(strstr(r.out, "-l, --list X,...") &&
 		   strstr(r.out, "A list (X,...) is comma-separated"),
 	   "a list is shown as X,... and explained");
-	ok(strstr(r.out, "--single SPEC") && strstr(r.out, "repeat for several"),
-	   "a no-split list says it repeats");
+	ok(strstr(r.out, "--single SPEC") &&
+		   strstr(r.out, "(repeat for several; default: none)"),
+	   "a no-split list says it repeats; a default given as text");
 	ok(strstr(r.out, "a 64-bit number (default 9)") != NULL,
 	   "a full-width range is not shown");
 	ok(strstr(r.out, "\nAbout t.\n") && strstr(r.out, "\nEpilog of t.\n"),

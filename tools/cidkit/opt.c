@@ -607,9 +607,9 @@ void opt_help(const struct opt_cmd *cmd, FILE *f)
 		if (o->flags & OPT_NOSPLIT)
 			n += (size_t)snprintf(tail + n, sizeof(tail) - n, "%s%s",
 					      n ? "; " : "(", "repeat for several");
-		if (*def)
-			n += (size_t)snprintf(tail + n, sizeof(tail) - n, "%sdefault %s",
-					      n ? "; " : "(", def);
+		if (*def) /* "default 41", "default: online CPUs" */
+			n += (size_t)snprintf(tail + n, sizeof(tail) - n, "%sdefault%s %s",
+					      n ? "; " : "(", o->def ? ":" : "", def);
 		if (n) {
 			snprintf(tail + n, sizeof(tail) - n, ")");
 			wrap(f, tail, width + 4, &col);

@@ -79,7 +79,8 @@ struct opt {
 	const char *help;    /* one sentence; wrapped by the generator */
 	/*
 	 * The default shown in help: NULL reads it from *value (numbers, an
-	 * enum, a string that is set), "" shows none.
+	 * enum, a string that is set: "default 41"), text is shown as it is
+	 * ("default: online CPUs"), "" shows none.
 	 */
 	const char *def;
 	uint64_t min, max;   /* OT_UINT, OT_U64, OT_UINTS */
