@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include "bench_args.h"
+#include "json.h"
 #include "opt.h"
 
 int bench_loop_args(const struct bench_loop_cmd *c, int argc, char **argv,
@@ -25,4 +26,19 @@ int bench_loop_args(const struct bench_loop_cmd *c, int argc, char **argv,
 		.reps = 11,
 	};
 	return opt_parse(&cmd, argc, argv, &first);
+}
+
+void bench_loop_json_begin(struct jw *j)
+{
+	jw_init(j, stdout);
+	jw_obj(j);
+	jw_key(j, "results");
+	jw_arr(j);
+}
+
+void bench_loop_json_end(struct jw *j)
+{
+	jw_arr_end(j);
+	jw_obj_end(j);
+	jw_end(j);
 }

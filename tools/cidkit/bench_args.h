@@ -33,4 +33,12 @@ struct bench_loop_cmd {
 int bench_loop_args(const struct bench_loop_cmd *c, int argc, char **argv,
 		    struct bench_loop_args *a);
 
+/*
+ * Their JSON: {"results": [one object per row]}.  _begin opens it on
+ * stdout up to the array; each row is then an object; _end closes it.
+ */
+struct jw;
+void bench_loop_json_begin(struct jw *j);
+void bench_loop_json_end(struct jw *j);
+
 #endif /* CIDKIT_TOOLS_BENCH_ARGS_H */

@@ -62,10 +62,7 @@ int cmd_bench_lease(int argc, char **argv)
 		return cli_error("bench lease: %s", strerror(-rc));
 
 	if (a.json) {
-		jw_init(&j, stdout);
-		jw_obj(&j);
-		jw_key(&j, "results");
-		jw_arr(&j);
+		bench_loop_json_begin(&j);
 		for (unsigned int i = 0; i < nrows; i++) {
 			jw_obj(&j);
 			jw_kstr(&j, "what", rows[i].what);
@@ -73,9 +70,7 @@ int cmd_bench_lease(int argc, char **argv)
 			jw_knum(&j, "ns_per_pair", rows[i].ns.median, 2);
 			jw_obj_end(&j);
 		}
-		jw_arr_end(&j);
-		jw_obj_end(&j);
-		jw_end(&j);
+		bench_loop_json_end(&j);
 		free(rows);
 		return CLI_EXIT_OK;
 	}

@@ -67,10 +67,7 @@ int cmd_bench_percpu(int argc, char **argv)
 		return cli_error("bench percpu: %s", strerror(-rc));
 
 	if (a.json) {
-		jw_init(&j, stdout);
-		jw_obj(&j);
-		jw_key(&j, "results");
-		jw_arr(&j);
+		bench_loop_json_begin(&j);
 		for (unsigned int i = 0; i < nrows; i++) {
 			jw_obj(&j);
 			jw_kstr(&j, "what", rows[i].what);
@@ -80,9 +77,7 @@ int cmd_bench_percpu(int argc, char **argv)
 			jw_kstr(&j, "path", rows[i].path);
 			jw_obj_end(&j);
 		}
-		jw_arr_end(&j);
-		jw_obj_end(&j);
-		jw_end(&j);
+		bench_loop_json_end(&j);
 		free(rows);
 		return CLI_EXIT_OK;
 	}
