@@ -68,6 +68,22 @@ run cat --json --print --count 2 "$d/b"
 python3 -c 'import json,sys; v=json.loads(sys.argv[1]); assert v["values"] == [{"path": sys.argv[2], "value": "two words"}]; r=v["read_ns"]; assert r["min"] <= r["median"] <= r["max"]' "$out" "$d/b"
 ok $? "--json --print: valid JSON with the values"
 
+# A path and a value with a quote, a backslash, control bytes, a newline
+# and a byte that is not UTF-8: valid JSON that reads back to the bytes.
+odd=$(printf 'q"\\\001\nx\377z')
+printf 'v"\\\002\377\n' >"$d/$odd"
+run cat --json --print "$d/$odd" "$d/a"
+[ $rc -eq 0 ] && python3 -c '
+import json, os, sys
+v = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))  # strict
+want = os.fsencode(sys.argv[2]) + b"/" + sys.argv[3].encode() + b"q\"\\\x01\nx\xffz"
+got = v["values"][0]
+assert os.fsencode(got["path"]) == want, (got, want)
+assert os.fsencode(got["value"]) == b"v\"\\\x02\xff", got
+assert os.fsencode(v["values"][1]["path"]) == os.fsencode(sys.argv[2]) + b"/a"
+' "$tmp/out" "$d" ""
+ok $? "--json: a path with quote, backslash, control bytes, newline, 0xff reads back to its bytes"
+
 run cat --cpu 0 --print "$d/a"
 [ $rc -eq 0 ] && [ "$out" = "$d/a: 12345" ]
 ok $? "--cpu 0 binds first"

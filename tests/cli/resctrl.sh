@@ -92,4 +92,21 @@ run resctrl $F --samples 1
 echo "$out" | grep -Eq '^/ +L3_07\* +- +- +0\.0$'
 ok $? "a domain with no CPU here: read unbound, marked *"
 
+# A group whose name holds a quote, a backslash, control bytes, a newline
+# and a byte that is not UTF-8: each JSON sample stays one valid line,
+# and the name reads back to its bytes.
+cp -r "$r" "$tmp/odd"
+odd=$(printf 'q"\\\001\nx\377z')
+cp -r "$tmp/odd/mon_groups/web" "$tmp/odd/mon_groups/$odd"
+run resctrl --root "$tmp/odd" --sysfs-root "$s" --interval 0 --samples 2 --json
+[ $rc -eq 0 ] && python3 -c '
+import json, os, sys
+lines = open(sys.argv[1], "rb").read().decode("utf-8").split("\n")[:-1]
+assert len(lines) == 2, lines
+for line in lines:
+    names = {os.fsencode(r["group"]) for r in json.loads(line)["rows"]}
+    assert b"mon_groups/q\"\\\x01\nx\xffz" in names, names
+' "$tmp/out"
+ok $? "--json: a group name with quote, backslash, control bytes, newline, 0xff"
+
 done_testing

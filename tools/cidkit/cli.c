@@ -67,16 +67,14 @@ const char *cli_q(const char *s)
 	return buf;
 }
 
-int cli_error(const char *fmt, ...)
+/* "cidkit: <message>" on stderr, one line, whatever the message holds. */
+static void report(const char *fmt, va_list ap)
 {
 	char msg[1024];
-	va_list ap;
 	int len;
 
 	fflush(stdout);
-	va_start(ap, fmt);
 	len = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	fputs("cidkit: ", stderr);
 	/*
 	 * The last guard of the one-line rule: whatever reached the message
@@ -94,7 +92,26 @@ int cli_error(const char *fmt, ...)
 	if (len >= (int)sizeof(msg))
 		fputs("\u2026", stderr);
 	fputc('\n', stderr);
+}
+
+int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(fmt, ap);
+	va_end(ap);
 	return CLI_EXIT_USAGE;
+}
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(fmt, ap);
+	va_end(ap);
+	return CLI_EXIT_FAIL;
 }
 
 int cli_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max,
@@ -221,18 +238,51 @@ int cli_bad_option(const char *cmd, char **argv, int c)
 	return cli_error("%s: unknown option '%s' (see --help)", cmd, cli_q(arg));
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at @s (RFC 3629: no
+ * overlong form, no surrogate, nothing above U+10FFFF), 0 if there is none.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
+	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 void cli_json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+	fputc('"', f);
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (is_control(*p))
+			fprintf(f, "\\u%04x", *p);
+		else if (n)
+			fwrite(p, 1, n, f);
+		else /* a byte that is not UTF-8: PEP 383's lone surrogate */
+			fprintf(f, "\\udc%02x", *p);
+		p += n ? n : 1;
 	}
 	fputc('"', f);
 }

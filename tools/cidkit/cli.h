@@ -29,6 +29,9 @@ struct cli_cmd {
  */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The same line for a command that ran and failed: returns CLI_EXIT_FAIL. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /*
  * Parse an unsigned decimal integer in [min, max] for option @what.
  * On error print one line and return CLI_EXIT_USAGE; else 0.
@@ -78,7 +81,15 @@ const char *cli_q(const char *s);
  */
 void cli_excerpt(const char *s, char *buf, size_t size);
 
-/* Write @s as a JSON string literal (with quotes). */
+/*
+ * Write @s as a JSON string literal (with quotes): '"' and '\\' escaped,
+ * control bytes (and DEL) as \u00XX, well-formed UTF-8 as it is.  A byte
+ * that is not part of well-formed UTF-8 (a file name may hold any byte but
+ * '/' and NUL) is written as the lone surrogate \udcXX, as Python's
+ * "surrogateescape" (PEP 383) does: the text stays valid JSON that Python
+ * reads back to the same bytes with os.fsencode(); a strict reader (jq)
+ * shows U+FFFD.  The JSON writer (json.h) writes every string through it.
+ */
 void cli_json_str(FILE *f, const char *s);
 
 /* Print the command line as "# cidkit a b c" (reports echo it). */

@@ -4,7 +4,6 @@
  *                    [--bytes N] [--seed S] [--json]
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -15,6 +14,8 @@
 #include "bench_burst.h"
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
 #include "cpus_opt.h"
 
 #define BURST_MAX_ROUNDS 100000u
@@ -27,10 +28,7 @@
 #define BURST_DEFAULT_ROUNDS 200u
 #define BURST_MIN_DEFAULT_ROUNDS 5u
 
-static const char usage[] =
-	"usage: cidkit bench burst [--cpus LIST] [--rounds R] [--delay-ms D]\n"
-	"                          [--modes LIST] [--bytes N] [--seed S] [--json]\n"
-	"\n"
+static const char about[] =
 	"The cache-locality experiment on real threads: one thread pinned to\n"
 	"each CPU of LIST; exactly one runs at a time, in a random order\n"
 	"reshuffled every round, and sleeps D ms after its burst before waking\n"
@@ -43,27 +41,12 @@ static const char usage[] =
 	"                ownership\n"
 	"Modes are interleaved round by round.  Prints per mode the ns per\n"
 	"burst (median, min-max), the ratio to cpu, the CIDs used (all threads\n"
-	"and per thread), the largest one and the bound it should stay below.\n"
-	"\n"
-	"  --cpus LIST     cpulist of allowed CPUs (default: all allowed)\n"
-	"  --rounds R      1..100000 (default: 200, fewer if that would sleep\n"
-	"                  more than 40 s: rounds x modes x threads x delay)\n"
-	"  --delay-ms D    sleep after each burst, 0..10000, may be fractional\n"
-	"                  (default 10)\n"
-	"  --modes LIST    comma-separated modes (default: all of them)\n"
-	"  --bytes N       area size, 1..16777216 (default 16384)\n"
-	"  --seed S        thread order (default 1)\n"
-	"  --json          one JSON object instead of the table\n"
-	"Exit status 1 if a lease handed out a CID at or above its bound.\n";
+	"and per thread), the largest one and the bound it should stay below.\n";
 
-struct opts {
-	struct bench_burst_config cfg;
-	bool json, rounds_given;
-	double delay_ms;
-};
-
-static int parse_modes(const char *arg, struct bench_burst_config *cfg)
+/* --modes LIST: the option's callback. */
+static int parse_modes(void *ctx, const char *arg, const char *what)
 {
+	struct bench_burst_config *cfg = ctx;
 	char *copy = strdup(arg), *save = NULL, *tok;
 	int rc = 0;
 
@@ -77,23 +60,22 @@ static int parse_modes(const char *arg, struct bench_burst_config *cfg)
 
 		cli_excerpt(tok, ex, sizeof(ex));
 		if (bench_burst_mode_parse(tok, &m)) {
-			rc = cli_error("bench burst: --modes: unknown mode '%s' "
+			rc = cli_error("%s: unknown mode '%s' "
 				       "(cpu, kernel-cid, lease:POLICY; see --help)",
-				       ex);
+				       what, ex);
 			break;
 		}
 		for (unsigned int i = 0; i < cfg->nr_modes; i++)
 			if (cfg->modes[i].index == m.index &&
 			    (m.index != BENCH_BURST_LEASE ||
 			     cfg->modes[i].policy == m.policy)) {
-				rc = cli_error("bench burst: --modes: '%s' given twice",
-					       ex);
+				rc = cli_error("%s: '%s' given twice", what, ex);
 				goto out;
 			}
 		cfg->modes[cfg->nr_modes++] = m;
 	}
 	if (!rc && !cfg->nr_modes)
-		rc = cli_error("bench burst: --modes: no mode given");
+		rc = cli_error("%s: no mode given", what);
 out:
 	free(copy);
 	return rc;
@@ -109,14 +91,20 @@ static void progress(void *arg, uint64_t done, uint64_t total)
 	fflush(stderr);
 }
 
-static void print_mask(const struct cidk_mask *m, bool json, int width)
+static void print_mask(const struct cidk_mask *m, int width)
 {
 	char *s = cidk_mask_list_alloc(m);
 
-	if (json)
-		cli_json_str(stdout, s ? s : "");
-	else
-		printf("%-*s", width, s && *s ? s : "-");
+	printf("%-*s", width, s && *s ? s : "-");
+	free(s);
+}
+
+/* A mask as a JSON string, its cpulist. */
+static void mask_json(struct jw *j, const char *key, const struct cidk_mask *m)
+{
+	char *s = cidk_mask_list_alloc(m);
+
+	jw_kstr(j, key, s ? s : "");
 	free(s);
 }
 
@@ -141,59 +129,71 @@ static void print_json(const struct bench_burst_result *r,
 {
 	const struct bench_burst_mode_result *cpu = find_cpu(r);
 
-	printf("{\"kernel\": ");
-	cli_json_str(stdout, kernel_release());
-	printf(", \"threads\": %u, \"cpus\": ", r->nr_threads);
-	print_mask(cpus, true, 0);
-	printf(", \"rounds\": %u, \"delay_ms\": %g, \"bytes\": %zu, "
-	       "\"seed\": %llu, \"pool_cids\": %u, \"wall_s\": %.2f,\n"
-	       " \"line_rtt_before_ns\": %.0f, \"line_rtt_after_ns\": %.0f,\n"
-	       " \"modes\": [",
-	       r->rounds, (double)r->delay_ns / 1e6, r->bytes,
-	       (unsigned long long)r->seed, r->pool_cids,
-	       (double)r->wall_ns / 1e9, r->line_rtt_before_ns,
-	       r->line_rtt_after_ns);
+	struct jw j;
+
+	jw_init(&j, stdout);
+	jw_obj(&j);
+	jw_kstr(&j, "kernel", kernel_release());
+	jw_kuint(&j, "threads", r->nr_threads);
+	mask_json(&j, "cpus", cpus);
+	jw_kuint(&j, "rounds", r->rounds);
+	jw_knum(&j, "delay_ms", (double)r->delay_ns / 1e6, -1);
+	jw_kuint(&j, "bytes", r->bytes);
+	jw_kuint(&j, "seed", r->seed);
+	jw_kuint(&j, "pool_cids", r->pool_cids);
+	jw_knum(&j, "wall_s", (double)r->wall_ns / 1e9, 2);
+	jw_break(&j, "\n ");
+	jw_knum(&j, "line_rtt_before_ns", r->line_rtt_before_ns, 0);
+	jw_knum(&j, "line_rtt_after_ns", r->line_rtt_after_ns, 0);
+	jw_break(&j, "\n ");
+	jw_key(&j, "modes");
+	jw_arr(&j);
 	for (unsigned int m = 0; m < r->nr_modes; m++) {
 		const struct bench_burst_mode_result *mr = &r->mode[m];
 		char name[BENCH_BURST_NAME_MAX];
 
 		bench_burst_mode_name(&mr->mode, name);
-		printf("%s\n  {\"mode\": \"%s\", \"available\": %s, "
-		       "\"bursts\": %llu",
-		       m ? "," : "", name, mr->available ? "true" : "false",
-		       (unsigned long long)mr->bursts);
+		jw_break(&j, "\n  ");
+		jw_obj(&j);
+		jw_kstr(&j, "mode", name);
+		jw_kbool(&j, "available", mr->available);
+		jw_kuint(&j, "bursts", mr->bursts);
 		if (!mr->bursts) {
-			printf("}");
+			jw_obj_end(&j);
 			continue;
 		}
-		printf(", \"median_ns\": %.0f, \"min_ns\": %.0f, "
-		       "\"max_ns\": %.0f, \"hot_median_ns\": %.0f, "
-		       "\"ratio_to_cpu\": ",
-		       mr->ns.median, mr->ns.min, mr->ns.max, mr->hot_ns.median);
+		jw_knum(&j, "median_ns", mr->ns.median, 0);
+		jw_knum(&j, "min_ns", mr->ns.min, 0);
+		jw_knum(&j, "max_ns", mr->ns.max, 0);
+		jw_knum(&j, "hot_median_ns", mr->hot_ns.median, 0);
 		if (cpu && cpu->ns.median > 0)
-			printf("%.3f", mr->ns.median / cpu->ns.median);
+			jw_knum(&j, "ratio_to_cpu", mr->ns.median / cpu->ns.median, 3);
 		else
-			printf("null");
+			jw_knull(&j, "ratio_to_cpu");
 		if (r->have_cycles)
-			printf(", \"median_cycles\": %.0f", mr->cycles_median);
-		printf(", \"cids\": ");
-		print_mask(mr->used, true, 0);
-		printf(", \"distinct_cids\": %u, \"max_cid\": %d, "
-		       "\"bound\": %u, \"out_of_bounds\": %llu, "
-		       "\"skipped\": %llu, \"changes\": %llu, \"per_thread\": [",
-		       mr->distinct, mr->max_index, mr->bound,
-		       (unsigned long long)mr->out_of_bounds,
-		       (unsigned long long)mr->skipped,
-		       (unsigned long long)mr->changes);
+			jw_knum(&j, "median_cycles", mr->cycles_median, 0);
+		mask_json(&j, "cids", mr->used);
+		jw_kuint(&j, "distinct_cids", mr->distinct);
+		jw_kint(&j, "max_cid", mr->max_index);
+		jw_kuint(&j, "bound", mr->bound);
+		jw_kuint(&j, "out_of_bounds", mr->out_of_bounds);
+		jw_kuint(&j, "skipped", mr->skipped);
+		jw_kuint(&j, "changes", mr->changes);
+		jw_key(&j, "per_thread");
+		jw_arr(&j);
 		for (unsigned int i = 0; i < r->nr_threads; i++) {
-			printf("%s{\"cpu\": %u, \"cids\": ", i ? ", " : "",
-			       r->thread_cpu[i]);
-			print_mask(mr->thread_used[i], true, 0);
-			printf("}");
+			jw_obj(&j);
+			jw_kuint(&j, "cpu", r->thread_cpu[i]);
+			mask_json(&j, "cids", mr->thread_used[i]);
+			jw_obj_end(&j);
 		}
-		printf("]}");
+		jw_arr_end(&j);
+		jw_obj_end(&j);
 	}
-	printf("\n]}\n");
+	jw_break(&j, "\n");
+	jw_arr_end(&j);
+	jw_obj_end(&j);
+	jw_end(&j);
 }
 
 static void print_human(const struct bench_burst_result *r,
@@ -202,7 +202,7 @@ static void print_human(const struct bench_burst_result *r,
 	const struct bench_burst_mode_result *cpu = find_cpu(r);
 
 	printf("burst: %u threads pinned to CPUs ", r->nr_threads);
-	print_mask(cpus, false, 0);
+	print_mask(cpus, 0);
 	printf(", one at a time; %zu-byte areas; %u rounds (+1 warm-up); "
 	       "delay %g ms; seed %llu\n",
 	       r->bytes, r->rounds, (double)r->delay_ns / 1e6,
@@ -248,12 +248,12 @@ static void print_human(const struct bench_burst_result *r,
 			printf("%7.0f ", mr->cycles_median);
 		else
 			printf("%7s ", "");
-		print_mask(mr->used, false, 6);
+		print_mask(mr->used, 6);
 		printf(" %3d %5u %7llu ", mr->max_index, mr->bound,
 		       (unsigned long long)mr->changes);
 		for (unsigned int i = 0; i < r->nr_threads; i++) {
 			printf(" %u:", r->thread_cpu[i]);
-			print_mask(mr->thread_used[i], false, 0);
+			print_mask(mr->thread_used[i], 0);
 		}
 		printf("\n");
 	}
@@ -287,85 +287,46 @@ static bool leases_in_bounds(const struct bench_burst_result *r)
 	return true;
 }
 
-static int parse_args(int argc, char **argv, struct opts *o,
-		      const char **cpus_arg)
-{
-	static const struct option lopts[] = {
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "delay-ms", required_argument, NULL, 'd' },
-		{ "modes", required_argument, NULL, 'm' },
-		{ "bytes", required_argument, NULL, 'b' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned int bytes;
-	int c;
-
-	while ((c = getopt_long(argc, argv, "+:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			*cpus_arg = optarg;
-			break;
-		case 'r':
-			if (cli_parse_uint("bench burst: --rounds", optarg, 1,
-					   BURST_MAX_ROUNDS, &o->cfg.rounds))
-				return CLI_EXIT_USAGE;
-			o->rounds_given = true;
-			break;
-		case 'd':
-			if (cli_parse_double("bench burst: --delay-ms", optarg, 0,
-					     BURST_MAX_DELAY_MS, &o->delay_ms))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'm':
-			if (parse_modes(optarg, &o->cfg))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'b':
-			if (cli_parse_uint("bench burst: --bytes", optarg,
-					   BURST_MIN_BYTES, BURST_MAX_BYTES,
-					   &bytes))
-				return CLI_EXIT_USAGE;
-			o->cfg.bytes = bytes;
-			break;
-		case 's':
-			if (cli_parse_u64("bench burst: --seed", optarg, 0,
-					  UINT64_MAX, &o->cfg.seed))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return cli_bad_option("bench burst", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cli_extra_arg("bench burst", argv[optind]);
-	return 0;
-}
-
 int cmd_bench_burst(int argc, char **argv)
 {
-	struct opts o = { .cfg = { .bytes = 16384, .seed = 1 },
-			  .delay_ms = 10 };
+	struct bench_burst_config cfg = { .bytes = 16384, .seed = 1 };
 	struct cidk_mask *allowed = NULL, *cpus = NULL;
 	const char *cpus_arg = NULL;
 	struct bench_burst_result res;
-	double per_round_s, sleep_s;
-	unsigned int threads;
-	int rc;
+	double per_round_s, sleep_s, delay_ms = 10;
+	unsigned int threads, bytes = 16384;
+	bool json = false;
+	struct opt opts[] = {
+		{ OPT_STRING("cpus", 0, &cpus_arg, "LIST",
+			     "cpulist of allowed CPUs"),
+		  .def = "all allowed" },
+		{ OPT_UINT("rounds", 0, &cfg.rounds, 1, BURST_MAX_ROUNDS, "R",
+			   "rounds after the warm-up"),
+		  .def = "200, fewer if that would sleep more than 40 s: rounds x "
+			 "modes x threads x delay" },
+		{ OPT_DOUBLE("delay-ms", 0, &delay_ms, 0, BURST_MAX_DELAY_MS, "D",
+			     "sleep after each burst") },
+		{ OPT_CALLBACK("modes", 0, parse_modes, &cfg, "LIST",
+			       "comma-separated modes"),
+		  .def = "all of them" },
+		{ OPT_UINT("bytes", 0, &bytes, BURST_MIN_BYTES, BURST_MAX_BYTES,
+			   "N", "area size") },
+		{ OPT_U64("seed", 0, &cfg.seed, 0, UINT64_MAX, "S", "thread order") },
+		{ OPT_FLAG("json", 0, &json, "one JSON object instead of the table") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = {
+		"bench burst", about,
+		"Exit status 1 if a lease handed out a CID at or above its bound.\n",
+		NULL, 0, 0, opts,
+	};
+	int rc, first;
 
-	o.cfg.nr_modes = bench_burst_all_modes(o.cfg.modes);
-	rc = parse_args(argc, argv, &o, &cpus_arg);
+	cfg.nr_modes = bench_burst_all_modes(cfg.modes);
+	rc = opt_parse(&cmd, argc, argv, &first);
 	if (rc)
-		return rc < 0 ? CLI_EXIT_OK : rc;
+		return opt_status(rc);
+	cfg.bytes = bytes;
 
 	rc = CLI_EXIT_USAGE;
 	allowed = cpus_opt_allowed("bench burst");
@@ -379,42 +340,40 @@ int cmd_bench_burst(int argc, char **argv)
 		cpus = allowed;
 	}
 	threads = cidk_mask_weight(cpus);
-	per_round_s = (double)o.cfg.nr_modes * threads * o.delay_ms / 1000.0;
-	if (!o.rounds_given) {
+	per_round_s = (double)cfg.nr_modes * threads * delay_ms / 1000.0;
+	if (!opt_given(&cmd, "rounds")) {
 		double fit = per_round_s > 0 ? BURST_BUDGET_S / per_round_s
 					     : BURST_DEFAULT_ROUNDS;
 
-		o.cfg.rounds = fit < BURST_DEFAULT_ROUNDS ? (unsigned int)fit
+		cfg.rounds = fit < BURST_DEFAULT_ROUNDS ? (unsigned int)fit
 							  : BURST_DEFAULT_ROUNDS;
-		if (o.cfg.rounds < BURST_MIN_DEFAULT_ROUNDS)
-			o.cfg.rounds = BURST_MIN_DEFAULT_ROUNDS;
+		if (cfg.rounds < BURST_MIN_DEFAULT_ROUNDS)
+			cfg.rounds = BURST_MIN_DEFAULT_ROUNDS;
 	}
-	if ((unsigned long long)o.cfg.rounds * threads > BURST_MAX_SAMPLES) {
+	if ((unsigned long long)cfg.rounds * threads > BURST_MAX_SAMPLES) {
 		rc = cli_error("bench burst: --rounds %u x %u threads is too many "
 			       "bursts per mode (at most %llu)",
-			       o.cfg.rounds, threads, BURST_MAX_SAMPLES);
+			       cfg.rounds, threads, BURST_MAX_SAMPLES);
 		goto out;
 	}
-	sleep_s = per_round_s * (o.cfg.rounds + 1);
+	sleep_s = per_round_s * (cfg.rounds + 1);
 	if (sleep_s > BURST_MAX_SLEEP_S) {
 		rc = cli_error("bench burst: this would sleep %.0f s (rounds x "
 			       "modes x threads x delay); at most %.0f",
 			       sleep_s, BURST_MAX_SLEEP_S);
 		goto out;
 	}
-	o.cfg.cpus = cpus;
-	o.cfg.delay_ns = (uint64_t)(o.delay_ms * 1e6 + 0.5);
+	cfg.cpus = cpus;
+	cfg.delay_ns = (uint64_t)(delay_ms * 1e6 + 0.5);
 	if (isatty(STDERR_FILENO))
-		o.cfg.progress = progress;
+		cfg.progress = progress;
 
-	rc = bench_burst_run(&o.cfg, &res);
+	rc = bench_burst_run(&cfg, &res);
 	if (rc) {
-		fflush(stdout);
-		fprintf(stderr, "cidkit: bench burst: %s\n", strerror(-rc));
-		rc = CLI_EXIT_FAIL;
+		rc = cli_fail("bench burst: %s", strerror(-rc));
 		goto out;
 	}
-	if (o.json)
+	if (json)
 		print_json(&res, cpus);
 	else
 		print_human(&res, cpus);

@@ -2,16 +2,15 @@
 /*
  * cidkit bench call [--calls N] [--reps R] [--json]
  */
-#include <getopt.h>
 #include <string.h>
 
 #include "bench_call.h"
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
 
-static const char usage[] =
-	"usage: cidkit bench call [--calls N] [--reps R] [--json]\n"
-	"\n"
+static const char about[] =
 	"What a domain-affine call costs, domains = each CPU, this thread bound\n"
 	"to the first CPU (A), side by side (the ways interleaved in every\n"
 	"repetition, N calls each way):\n"
@@ -20,51 +19,28 @@ static const char usage[] =
 	"  handoff_same_cpu   cidk_call_handoff() to A's worker (same CPU)\n"
 	"  handoff_other_cpu  cidk_call_on() to B's domain: B's worker\n"
 	"ns per call, median and min-max over R repetitions, and ratios to\n"
-	"call_on_local.\n"
-	"\n"
-	"  --calls N  calls per way per repetition (default 2000)\n"
-	"  --reps R   repetitions (default 21)\n"
-	"  --json     one JSON object\n";
+	"call_on_local.\n";
 
 int cmd_bench_call(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "calls", required_argument, NULL, 'n' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned int calls = 2000, reps = 21;
 	struct bench_call_result r;
 	bool json = false;
 	double base;
-	int c, rc, nways;
+	struct opt opts[] = {
+		{ OPT_UINT("calls", 0, &calls, 1, 10000000, "N",
+			   "calls per way per repetition") },
+		{ OPT_UINT("reps", 0, &reps, 1, 100000, "R", "repetitions") },
+		{ OPT_FLAG("json", 0, &json, "one JSON object") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { "bench call", about, NULL, NULL, 0, 0, opts };
+	struct jw j;
+	int rc, nways, first;
 
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (cli_parse_uint("bench call: --calls", optarg, 1,
-					   10000000, &calls))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'r':
-			if (cli_parse_uint("bench call: --reps", optarg, 1,
-					   100000, &reps))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("bench call", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cli_extra_arg("bench call", argv[optind]);
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
 	rc = bench_call_run(calls, reps, &r);
 	if (rc)
 		return cli_error("bench call: %s", strerror(-rc));
@@ -72,16 +48,23 @@ int cmd_bench_call(int argc, char **argv)
 	base = r.ns[BENCH_CALL_DIRECT].median;
 
 	if (json) {
-		printf("{\"calls\": %u, \"reps\": %u, \"cpu_a\": %d, "
-		       "\"cpu_b\": %d",
-		       r.calls, r.reps, r.cpu_a, r.cpu_b);
-		for (int w = 0; w < nways; w++)
-			printf(", \"%s\": {\"median_ns\": %.1f, \"min_ns\": "
-			       "%.1f, \"max_ns\": %.1f, \"ratio\": %.2f}",
-			       bench_call_way_name[w], r.ns[w].median,
-			       r.ns[w].min, r.ns[w].max,
-			       base > 0 ? r.ns[w].median / base : 0);
-		puts("}");
+		jw_init(&j, stdout);
+		jw_obj(&j);
+		jw_kuint(&j, "calls", r.calls);
+		jw_kuint(&j, "reps", r.reps);
+		jw_kint(&j, "cpu_a", r.cpu_a);
+		jw_kint(&j, "cpu_b", r.cpu_b);
+		for (int w = 0; w < nways; w++) {
+			jw_key(&j, bench_call_way_name[w]);
+			jw_obj(&j);
+			jw_knum(&j, "median_ns", r.ns[w].median, 1);
+			jw_knum(&j, "min_ns", r.ns[w].min, 1);
+			jw_knum(&j, "max_ns", r.ns[w].max, 1);
+			jw_knum(&j, "ratio", base > 0 ? r.ns[w].median / base : 0, 2);
+			jw_obj_end(&j);
+		}
+		jw_obj_end(&j);
+		jw_end(&j);
 		return CLI_EXIT_OK;
 	}
 	printf("domain-affine calls: domains = each CPU (%u), caller bound to "

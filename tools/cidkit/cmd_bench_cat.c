@@ -2,16 +2,15 @@
 /*
  * cidkit bench cat [--reps R] [--tmp-files N] [--json]
  */
-#include <getopt.h>
 #include <string.h>
 
 #include "bench_cat.h"
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
 
-static const char usage[] =
-	"usage: cidkit bench cat [--reps R] [--tmp-files N] [--json]\n"
-	"\n"
+static const char about[] =
 	"Reading small counter-like files, two ways side by side (interleaved\n"
 	"in every repetition):\n"
 	"  open_read_close   what cat does: open, read, close per value\n"
@@ -19,76 +18,66 @@ static const char usage[] =
 	"on three sets: sysfs (topology/ and cache/indexK/ files of every CPU),\n"
 	"procfs (loadavg, uptime, self/stat, self/statm, meminfo) and N files in\n"
 	"a fresh temporary directory.  ns per value: median and min-max over R\n"
-	"repetitions, and the ratio open_read_close / open_once_pread.\n"
-	"\n"
-	"  --reps R       repetitions (default 41)\n"
-	"  --tmp-files N  files in the temporary directory (default 64)\n"
-	"  --json         one JSON object\n";
+	"repetitions, and the ratio open_read_close / open_once_pread.\n";
+
+/* {"median": M, "min": m, "max": x}, one decimal */
+static void summary_json(struct jw *j, const struct cidk__summary *s)
+{
+	jw_obj(j);
+	jw_knum(j, "median", s->median, 1);
+	jw_knum(j, "min", s->min, 1);
+	jw_knum(j, "max", s->max, 1);
+	jw_obj_end(j);
+}
 
 int cmd_bench_cat(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "tmp-files", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned int reps = 41, tmp_files = 64;
 	struct bench_cat_result r;
 	bool json = false;
-	int c, rc;
+	struct opt opts[] = {
+		{ OPT_UINT("reps", 0, &reps, 1, 100000, "R", "repetitions") },
+		{ OPT_UINT("tmp-files", 0, &tmp_files, 1, 100000, "N",
+			   "files in the temporary directory") },
+		{ OPT_FLAG("json", 0, &json, "one JSON object") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { "bench cat", about, NULL, NULL, 0, 0, opts };
+	struct jw j;
+	int rc, first;
 
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			if (cli_parse_uint("bench cat: --reps", optarg, 1,
-					   100000, &reps))
-				return CLI_EXIT_USAGE;
-			break;
-		case 't':
-			if (cli_parse_uint("bench cat: --tmp-files", optarg, 1,
-					   100000, &tmp_files))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("bench cat", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cli_extra_arg("bench cat", argv[optind]);
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
 	rc = bench_cat_run(reps, tmp_files, &r);
 	if (rc)
 		return cli_error("bench cat: %s", strerror(-rc));
 
 	if (json) {
-		printf("{\"reps\": %u", r.reps);
+		jw_init(&j, stdout);
+		jw_obj(&j);
+		jw_kuint(&j, "reps", r.reps);
 		for (int s = 0; s < BENCH_CAT_NSETS; s++) {
-			const struct cidk__summary *a =
-				&r.ns[s][BENCH_CAT_OPEN_READ_CLOSE];
 			const struct cidk__summary *b = &r.ns[s][BENCH_CAT_PREAD];
 
-			printf(", \"%s\": {\"files\": %u", bench_cat_set_name[s],
-			       r.nfiles[s]);
+			jw_key(&j, bench_cat_set_name[s]);
+			jw_obj(&j);
+			jw_kuint(&j, "files", r.nfiles[s]);
+			for (int w = 0; w < BENCH_CAT_NWAYS && r.nfiles[s]; w++) {
+				jw_key(&j, w == BENCH_CAT_PREAD ? "open_once_pread_ns"
+								 : "open_read_close_ns");
+				summary_json(&j, &r.ns[s][w]);
+			}
 			if (r.nfiles[s])
-				printf(", \"open_read_close_ns\": {\"median\": "
-				       "%.1f, \"min\": %.1f, \"max\": %.1f}, "
-				       "\"open_once_pread_ns\": {\"median\": "
-				       "%.1f, \"min\": %.1f, \"max\": %.1f}, "
-				       "\"ratio\": %.2f",
-				       a->median, a->min, a->max, b->median,
-				       b->min, b->max,
-				       b->median > 0 ? a->median / b->median
-						     : 0);
-			putchar('}');
+				jw_knum(&j, "ratio",
+					b->median > 0 ? r.ns[s][BENCH_CAT_OPEN_READ_CLOSE].median /
+								b->median
+						      : 0,
+					2);
+			jw_obj_end(&j);
 		}
-		puts("}");
+		jw_obj_end(&j);
+		jw_end(&j);
 		return CLI_EXIT_OK;
 	}
 	printf("counter reads: ns per value, %u reps, ways interleaved "

@@ -3,18 +3,20 @@
  * cidkit bench lease [--threads N] [--iters N] [--reps R] [--json]
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "bench_lease.h"
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
+#include "json.h"
+#include "opt.h"
 
-static const char usage[] =
-	"usage: cidkit bench lease [--threads N] [--iters N] [--reps R] [--json]\n"
-	"\n"
+static const char about[] =
 	"ns per CID lease enter/exit pair, for every policy, with 1 thread and\n"
 	"with N threads (each thread enters and exits the same domain, whose\n"
 	"capacity is the number of possible CPUs), side by side with a shared\n"
@@ -25,13 +27,7 @@ static const char usage[] =
 	"domain's cost counters; a mutex pair is 2).  Policies: bitmap, lazy,\n"
 	"lazy-batched, cache-local, inherit, ownership; ownership's pair does\n"
 	"no counted RMW but takes its per-CPU runqueue lock (an uncontended\n"
-	"lock/unlock) at enter and at exit.\n"
-	"\n"
-	"  --threads N  threads of the second measurement (default: online CPUs)\n"
-	"  --iters N    pairs per thread per repetition (default 200000)\n"
-	"  --reps R     repetitions (default 11)\n"
-	"  --json       {\"results\": [{\"what\", \"threads\", \"ns_per_pair\"}, ...]}\n"
-	"               with the medians\n";
+	"lock/unlock) at enter and at exit.\n";
 
 static double mutex_ns(const struct bench_lease_row *rows, unsigned int n,
 		       unsigned int threads)
@@ -44,71 +40,44 @@ static double mutex_ns(const struct bench_lease_row *rows, unsigned int n,
 
 int cmd_bench_lease(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "threads", required_argument, NULL, 't' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct bench_loop_cmd c = {
+		"bench lease", about, "threads of the second measurement",
+		"pairs per thread per repetition",
+		"{\"results\": [{\"what\", \"threads\", \"ns_per_pair\"}, ...]} "
+		"with the medians",
+		200000,
 	};
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int threads = online > 0 ? (unsigned int)online : 1;
-	unsigned int iters = 200000, reps = 11, nrows;
+	struct bench_loop_args a;
 	struct bench_lease_row *rows;
-	bool json = false;
-	int c, rc;
+	unsigned int nrows;
+	struct jw j;
+	int rc;
 
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (cli_parse_uint("bench lease: --threads", optarg, 1,
-					   1024, &threads))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'i':
-			if (cli_parse_uint("bench lease: --iters", optarg, 1,
-					   1000000000, &iters))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'r':
-			if (cli_parse_uint("bench lease: --reps", optarg, 1,
-					   10000, &reps))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("bench lease", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cli_extra_arg("bench lease", argv[optind]);
+	rc = bench_loop_args(&c, argc, argv, &a);
+	if (rc)
+		return opt_status(rc);
 
-	rc = bench_lease_run(threads, iters, reps, &rows, &nrows);
+	rc = bench_lease_run(a.threads, a.iters, a.reps, &rows, &nrows);
 	if (rc)
 		return cli_error("bench lease: %s", strerror(-rc));
 
-	if (json) {
-		printf("{\"results\": [");
+	if (a.json) {
+		bench_loop_json_begin(&j);
 		for (unsigned int i = 0; i < nrows; i++) {
-			printf("%s{\"what\": ", i ? ", " : "");
-			cli_json_str(stdout, rows[i].what);
-			printf(", \"threads\": %u, \"ns_per_pair\": %.2f}",
-			       rows[i].threads, rows[i].ns.median);
+			jw_obj(&j);
+			jw_kstr(&j, "what", rows[i].what);
+			jw_kuint(&j, "threads", rows[i].threads);
+			jw_knum(&j, "ns_per_pair", rows[i].ns.median, 2);
+			jw_obj_end(&j);
 		}
-		printf("]}\n");
+		bench_loop_json_end(&j);
 		free(rows);
 		return CLI_EXIT_OK;
 	}
 
 	printf("CID lease enter+exit, %u pairs/thread x %u reps, interleaved "
 	       "(noisy on a shared machine)\n\n",
-	       iters, reps);
+	       a.iters, a.reps);
 	printf("%-20s %7s %12s %10s %10s %10s %10s\n", "what", "threads",
 	       "median ns", "min ns", "max ns", "vs mutex", "RMW/pair");
 	for (unsigned int i = 0; i < nrows; i++) {

@@ -3,7 +3,6 @@
  * cidkit bench mask [--bits N] [--reps R] [--json]
  */
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 
 #include <cidkit/mask.h>
@@ -11,73 +10,54 @@
 #include "bench_mask.h"
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
 
-static const char usage[] =
-	"usage: cidkit bench mask [--bits N] [--reps R] [--json]\n"
-	"\n"
+static const char about[] =
 	"Fold one full bitmap A into a full bitmap B (the mm allowed-CPUs union\n"
 	"when nothing changes) three ways, side by side, R times each:\n"
 	"  1. union_count       atomic fetch_or only where A has bits B lacks\n"
 	"  2. per_bit_atomic    atomic test-and-set of every set bit of A\n"
 	"  3. locked_or_weight  mutex; B |= A; weight(B)\n"
-	"and memcmp(A, B) as the memory-bandwidth floor.\n"
-	"\n"
-	"  --bits N   bitmap size (default 327680)\n"
-	"  --reps R   repetitions (default 41, at least 20 recommended)\n"
-	"  --json     one JSON object with the medians\n";
+	"and memcmp(A, B) as the memory-bandwidth floor.\n";
 
 int cmd_bench_mask(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "bits", required_argument, NULL, 'b' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned int bits = 327680, reps = 41;
 	struct bench_mask_result r;
 	bool json = false;
 	double floor_ns, bytes;
-	int c, rc;
+	struct opt opts[] = {
+		{ OPT_UINT("bits", 0, &bits, 1, CIDK_MASK_MAX_BITS, "N",
+			   "bitmap size") },
+		{ OPT_UINT("reps", 0, &reps, 1, 100000, "R",
+			   "repetitions, at least 20 recommended") },
+		{ OPT_FLAG("json", 0, &json, "one JSON object with the medians") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { "bench mask", about, NULL, NULL, 0, 0, opts };
+	struct jw j;
+	int rc, first;
 
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if (cli_parse_uint("bench mask: --bits", optarg, 1,
-					   CIDK_MASK_MAX_BITS, &bits))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'r':
-			if (cli_parse_uint("bench mask: --reps", optarg, 1,
-					   100000, &reps))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("bench mask", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cli_extra_arg("bench mask", argv[optind]);
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
 
 	rc = bench_mask_run(bits, reps, &r);
 	if (rc)
 		return cli_error("bench mask: %s", strerror(-rc));
 
 	if (json) {
-		printf("{\"bits\": %u, \"reps\": %u, \"union_count_ns\": %.0f, "
-		       "\"per_bit_atomic_ns\": %.0f, \"locked_or_weight_ns\": %.0f, "
-		       "\"memcmp_ns\": %.0f}\n",
-		       r.bits, r.reps, r.ns[BENCH_MASK_UNION_COUNT].median,
-		       r.ns[BENCH_MASK_PER_BIT].median,
-		       r.ns[BENCH_MASK_LOCKED].median,
-		       r.ns[BENCH_MASK_MEMCMP].median);
+		jw_init(&j, stdout);
+		jw_obj(&j);
+		jw_kuint(&j, "bits", r.bits);
+		jw_kuint(&j, "reps", r.reps);
+		jw_knum(&j, "union_count_ns", r.ns[BENCH_MASK_UNION_COUNT].median, 0);
+		jw_knum(&j, "per_bit_atomic_ns", r.ns[BENCH_MASK_PER_BIT].median, 0);
+		jw_knum(&j, "locked_or_weight_ns", r.ns[BENCH_MASK_LOCKED].median, 0);
+		jw_knum(&j, "memcmp_ns", r.ns[BENCH_MASK_MEMCMP].median, 0);
+		jw_obj_end(&j);
+		jw_end(&j);
 		return CLI_EXIT_OK;
 	}
 

@@ -3,20 +3,22 @@
  * cidkit bench percpu [--threads N] [--iters N] [--reps R] [--json]
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cidkit/percpu.h>
 
+#include "bench_args.h"
 #include "bench_percpu.h"
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
+#include "json.h"
+#include "opt.h"
 
-static const char usage[] =
-	"usage: cidkit bench percpu [--threads N] [--iters N] [--reps R] [--json]\n"
-	"\n"
+static const char about[] =
 	"ns per increment of a per-CPU counter, N threads each doing the\n"
 	"increments, in one interleaved run:\n"
 	"  rseq-add:cpu     cidk_percpu_add_index(.., CIDK_PERCPU_CPU_ID, 1)\n"
@@ -34,92 +36,55 @@ static const char usage[] =
 	"sleep), the ratio to\n"
 	"rseq-add:cpu, the path the cidk_percpu rows took (rseq or atomic, see\n"
 	"`cidkit cid`) and the critical sections the kernel aborted (all\n"
-	"threads, all repetitions).\n"
-	"\n"
-	"  --threads N  threads (default: online CPUs)\n"
-	"  --iters N    increments per thread per repetition (default 1000000)\n"
-	"  --reps R     repetitions (default 11)\n"
-	"  --json       {\"results\": [{\"what\", \"threads\", \"ns_per_op\",\n"
-	"               \"aborts\", \"path\"}, ...]} with the medians\n";
+	"threads, all repetitions).\n";
 
 int cmd_bench_percpu(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "threads", required_argument, NULL, 't' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct bench_loop_cmd c = {
+		"bench percpu", about, "threads",
+		"increments per thread per repetition",
+		"{\"results\": [{\"what\", \"threads\", \"ns_per_op\", "
+		"\"aborts\", \"path\"}, ...]} with the medians",
+		1000000,
 	};
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int threads = online > 0 ? (unsigned int)online : 1;
-	unsigned int iters = 1000000, reps = 11, nrows;
+	struct bench_loop_args a;
 	struct bench_percpu_row *rows;
+	unsigned int nrows;
 	const char *bad = "?";
-	bool json = false;
 	double base;
-	int c, rc;
+	struct jw j;
+	int rc;
 
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (cli_parse_uint("bench percpu: --threads", optarg, 1,
-					   1024, &threads))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'i':
-			if (cli_parse_uint("bench percpu: --iters", optarg, 1,
-					   1000000000, &iters))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'r':
-			if (cli_parse_uint("bench percpu: --reps", optarg, 1,
-					   10000, &reps))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("bench percpu", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cli_extra_arg("bench percpu", argv[optind]);
+	rc = bench_loop_args(&c, argc, argv, &a);
+	if (rc)
+		return opt_status(rc);
 
-	rc = bench_percpu_run(threads, iters, reps, &rows, &nrows, &bad);
-	if (rc == -EIO) {
-		fprintf(stderr, "cidkit: bench percpu: %s: the counter's sum is "
-				"not threads x iters\n", bad);
-		return CLI_EXIT_FAIL;
-	}
+	rc = bench_percpu_run(a.threads, a.iters, a.reps, &rows, &nrows, &bad);
+	if (rc == -EIO)
+		return cli_fail("bench percpu: %s: the counter's sum is not "
+				"threads x iters", bad);
 	if (rc)
 		return cli_error("bench percpu: %s", strerror(-rc));
 
-	if (json) {
-		printf("{\"results\": [");
+	if (a.json) {
+		bench_loop_json_begin(&j);
 		for (unsigned int i = 0; i < nrows; i++) {
-			printf("%s{\"what\": ", i ? ", " : "");
-			cli_json_str(stdout, rows[i].what);
-			printf(", \"threads\": %u, \"ns_per_op\": %.3f, "
-			       "\"aborts\": %lu, \"path\": ",
-			       rows[i].threads, rows[i].ns.median,
-			       rows[i].aborts);
-			cli_json_str(stdout, rows[i].path);
-			printf("}");
+			jw_obj(&j);
+			jw_kstr(&j, "what", rows[i].what);
+			jw_kuint(&j, "threads", rows[i].threads);
+			jw_knum(&j, "ns_per_op", rows[i].ns.median, 3);
+			jw_kuint(&j, "aborts", rows[i].aborts);
+			jw_kstr(&j, "path", rows[i].path);
+			jw_obj_end(&j);
 		}
-		printf("]}\n");
+		bench_loop_json_end(&j);
 		free(rows);
 		return CLI_EXIT_OK;
 	}
 
 	printf("per-CPU counter increment, %u threads x %u increments x %u "
 	       "reps, interleaved (noisy on a shared machine); sums exact\n\n",
-	       threads, iters, reps);
+	       a.threads, a.iters, a.reps);
 	printf("%-22s %7s %10s %9s %9s %11s %7s %9s\n", "what", "threads",
 	       "median ns", "min ns", "max ns", "vs rseq:cpu", "path",
 	       "aborts");

@@ -3,7 +3,6 @@
  * cidkit bench pipe [--loops N] [--runs R] [--processes] [--cpus LIST] [--json]
  */
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 
 #include <cidkit/mask.h>
@@ -11,6 +10,8 @@
 #include "bench_pipe.h"
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
 #include "cpus_opt.h"
 
 #define PIPE_MAX_LOOPS 10000000u
@@ -18,9 +19,7 @@
 /* loops x runs x 3 placements, at >= 1 µs each: keep it under ~15 min */
 #define PIPE_MAX_TOTAL 300000000ull
 
-static const char usage[] =
-	"usage: cidkit bench pipe [--loops N] [--runs R] [--processes] [--cpus LIST] [--json]\n"
-	"\n"
+static const char about[] =
 	"The context-switch round trip: two threads (or, with --processes, two\n"
 	"forked processes, so that each switch also changes mm) pass one byte\n"
 	"back and forth through two pipes.  Each run times N round trips after\n"
@@ -30,14 +29,7 @@ static const char usage[] =
 	"  unpinned   both free on the CPUs this process may use\n"
 	"Prints microseconds per round trip (median, min-max over runs) and\n"
 	"the voluntary/involuntary context switches of both sides (getrusage:\n"
-	"RUSAGE_THREAD per thread, or RUSAGE_SELF in each process).\n"
-	"\n"
-	"  --loops N     round trips per run, 1..10000000 (default 2000)\n"
-	"  --runs R      runs per placement, 1..1000 (default 11)\n"
-	"  --processes   two processes instead of two threads\n"
-	"  --cpus LIST   one or two allowed CPUs, cpulist (default: the first\n"
-	"                two allowed CPUs); with one, 'two CPUs' is skipped\n"
-	"  --json        one JSON object instead of the table\n";
+	"RUSAGE_THREAD per thread, or RUSAGE_SELF in each process).\n";
 
 static void print_json(const struct bench_pipe_result *r)
 {
@@ -45,35 +37,45 @@ static void print_json(const struct bench_pipe_result *r)
 	const char *key[BENCH_PIPE_NR] = { "same_cpu", "two_cpus",
 					   "unpinned" };
 
-	printf("{\"sides\": \"%s\", \"loops\": %u, \"runs\": %u, "
-	       "\"cpu_a\": %u, ",
-	       c->processes ? "processes" : "threads", c->loops, c->runs,
-	       c->cpu_a);
+	struct jw j;
+
+	jw_init(&j, stdout);
+	jw_obj(&j);
+	jw_kstr(&j, "sides", c->processes ? "processes" : "threads");
+	jw_kuint(&j, "loops", c->loops);
+	jw_kuint(&j, "runs", c->runs);
+	jw_kuint(&j, "cpu_a", c->cpu_a);
 	if (c->two_cpus)
-		printf("\"cpu_b\": %u, ", c->cpu_b);
+		jw_kuint(&j, "cpu_b", c->cpu_b);
 	else
-		printf("\"cpu_b\": null, ");
-	printf("\"rusage\": \"%s\", \"placements\": {", r->rusage_scope);
+		jw_knull(&j, "cpu_b");
+	jw_kstr(&j, "rusage", r->rusage_scope);
+	jw_key(&j, "placements");
+	jw_obj(&j);
 	for (int p = 0; p < BENCH_PIPE_NR; p++) {
 		const struct bench_pipe_placement_result *pr = &r->p[p];
 		double rts = (double)c->loops * c->runs;
 
-		printf("%s\n  \"%s\": ", p ? "," : "", key[p]);
+		jw_break(&j, "\n  ");
+		jw_key(&j, key[p]);
 		if (!pr->measured) {
-			printf("null");
+			jw_null(&j);
 			continue;
 		}
-		printf("{\"median_us\": %.3f, \"min_us\": %.3f, "
-		       "\"max_us\": %.3f, \"voluntary\": %llu, "
-		       "\"involuntary\": %llu, \"voluntary_per_round_trip\": %.3f, "
-		       "\"involuntary_per_round_trip\": %.4f}",
-		       pr->us.median, pr->us.min, pr->us.max,
-		       (unsigned long long)pr->voluntary,
-		       (unsigned long long)pr->involuntary,
-		       (double)pr->voluntary / rts,
-		       (double)pr->involuntary / rts);
+		jw_obj(&j);
+		jw_knum(&j, "median_us", pr->us.median, 3);
+		jw_knum(&j, "min_us", pr->us.min, 3);
+		jw_knum(&j, "max_us", pr->us.max, 3);
+		jw_kuint(&j, "voluntary", pr->voluntary);
+		jw_kuint(&j, "involuntary", pr->involuntary);
+		jw_knum(&j, "voluntary_per_round_trip", (double)pr->voluntary / rts, 3);
+		jw_knum(&j, "involuntary_per_round_trip",
+			(double)pr->involuntary / rts, 4);
+		jw_obj_end(&j);
 	}
-	printf("}}\n");
+	jw_obj_end(&j);
+	jw_obj_end(&j);
+	jw_end(&j);
 }
 
 static void print_human(const struct bench_pipe_result *r)
@@ -109,52 +111,32 @@ static void print_human(const struct bench_pipe_result *r)
 
 int cmd_bench_pipe(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "loops", required_argument, NULL, 'l' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "processes", no_argument, NULL, 'p' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct bench_pipe_config cfg = { .loops = 2000, .runs = 11 };
 	struct cidk_mask *allowed = NULL, *cpus = NULL;
 	const char *cpus_arg = NULL;
 	struct bench_pipe_result res;
 	bool json = false;
-	int c, rc = CLI_EXIT_USAGE;
+	struct opt opts[] = {
+		{ OPT_UINT("loops", 0, &cfg.loops, 1, PIPE_MAX_LOOPS, "N",
+			   "round trips per run") },
+		{ OPT_UINT("runs", 0, &cfg.runs, 1, PIPE_MAX_RUNS, "R",
+			   "runs per placement") },
+		{ OPT_FLAG("processes", 0, &cfg.processes,
+			   "two processes instead of two threads") },
+		{ OPT_STRING("cpus", 0, &cpus_arg, "LIST",
+			     "one or two allowed CPUs, a cpulist; with one, "
+			     "'two CPUs' is skipped"),
+		  .def = "the first two allowed CPUs" },
+		{ OPT_FLAG("json", 0, &json, "one JSON object instead of the table") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { "bench pipe", about, NULL, NULL, 0, 0, opts };
+	int rc, first;
 
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			if (cli_parse_uint("bench pipe: --loops", optarg, 1,
-					   PIPE_MAX_LOOPS, &cfg.loops))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'r':
-			if (cli_parse_uint("bench pipe: --runs", optarg, 1,
-					   PIPE_MAX_RUNS, &cfg.runs))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'p':
-			cfg.processes = true;
-			break;
-		case 'c':
-			cpus_arg = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("bench pipe", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cli_extra_arg("bench pipe", argv[optind]);
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
+	rc = CLI_EXIT_USAGE;
 	if ((unsigned long long)cfg.loops * cfg.runs * BENCH_PIPE_NR >
 	    PIPE_MAX_TOTAL)
 		return cli_error("bench pipe: --loops %u x --runs %u is too many "
@@ -185,9 +167,7 @@ int cmd_bench_pipe(int argc, char **argv)
 
 	rc = bench_pipe_run(&cfg, &res);
 	if (rc) {
-		fflush(stdout);
-		fprintf(stderr, "cidkit: bench pipe: %s\n", strerror(-rc));
-		rc = CLI_EXIT_FAIL;
+		rc = cli_fail("bench pipe: %s", strerror(-rc));
 		goto out;
 	}
 	if (json)

@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,8 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
 #include "util/clock.h"
 #include "util/file.h"
 #include "util/stats.h"
@@ -24,25 +25,14 @@
 #define CAT_BUF 4096
 #define CAT_MAX_SAMPLES (1u << 20) /* rounds kept for the median */
 
-static const char usage[] =
-	"usage: cidkit cat [--count N] [--cpu C] [--print] [--stats] [--json]\n"
-	"                  [--keep-going] FILE...\n"
-	"\n"
+static const char about[] =
 	"Open every FILE once, read each N times with pread(fd, buf, 4096, 0),\n"
 	"then close them all: what a counter sampler does, without cat's\n"
 	"open+read+close per value.  A drop-in for fastcat: without --count, N\n"
 	"is the environment variable FASTCAT_READ_COUNT when set (0 = open and\n"
-	"close only, to measure the set-up cost), else 1.  Silent by default.\n"
-	"\n"
-	"  --count N     reads per file (overrides FASTCAT_READ_COUNT)\n"
-	"  --cpu C       bind this thread to CPU C first\n"
-	"  --print       print 'path: value' of each file's last read\n"
-	"  --stats       ns per read: median and min-max over the N rounds\n"
-	"                (a round reads every file once), and the set-up cost\n"
-	"  --json        the statistics (and values with --print) as JSON\n"
-	"  --keep-going  report a file that cannot be opened or read and go on\n"
-	"                (exit status 1 at the end) instead of stopping (2)\n"
-	"\n"
+	"close only, to measure the set-up cost), else 1.  Silent by default.\n";
+
+static const char epilog[] =
 	"A file that cannot be opened or read is one line 'cidkit: PATH: reason'\n"
 	"and exit status 2.\n";
 
@@ -59,13 +49,11 @@ struct cat_opts {
 	bool print, stats, json, keep_going;
 };
 
-static int parse_count(struct cat_opts *o, bool given, const char *arg)
+/* Without --count: FASTCAT_READ_COUNT, else 1. */
+static int env_count(struct cat_opts *o)
 {
 	const char *env = getenv("FASTCAT_READ_COUNT");
 
-	if (given)
-		return cli_parse_u64("cat: --count", arg, 0, 1000000000,
-				     &o->count);
 	if (env && *env)
 		return cli_parse_u64("cat: FASTCAT_READ_COUNT", env, 0,
 				     1000000000, &o->count);
@@ -86,7 +74,7 @@ static bool file_failed(const struct cat_opts *o, struct cat_file *f, int err,
 	return o->keep_going;
 }
 
-static void print_value(FILE *out, const struct cat_file *f, bool json)
+static void print_value(struct jw *j, const struct cat_file *f)
 {
 	size_t len = (size_t)f->len;
 	char *v;
@@ -96,14 +84,13 @@ static void print_value(FILE *out, const struct cat_file *f, bool json)
 	v = strndup(f->buf, len);
 	if (!v)
 		return;
-	if (json) {
-		fputs("{\"path\": ", out);
-		cli_json_str(out, f->path);
-		fputs(", \"value\": ", out);
-		cli_json_str(out, v);
-		fputs("}", out);
+	if (j) {
+		jw_obj(j);
+		jw_kstr(j, "path", f->path);
+		jw_kstr(j, "value", v);
+		jw_obj_end(j);
 	} else {
-		fprintf(out, "%s: %s\n", f->path, v);
+		printf("%s: %s\n", f->path, v);
 	}
 	free(v);
 }
@@ -114,43 +101,46 @@ static int report(const struct cat_opts *o, struct cat_file *files,
 		  unsigned int failed)
 {
 	struct cidk__summary s = { 0 };
-	bool first = true;
+	struct jw j;
 
 	cidk__summarize(samples, nsamples, &s);
 	if (o->json) {
-		printf("{\"files\": %u, \"readable\": %u, \"count\": %llu, "
-		       "\"reads\": %llu, \"cpu\": ",
-		       n, readable, (unsigned long long)o->count,
-		       (unsigned long long)(o->count * readable));
+		jw_init(&j, stdout);
+		jw_obj(&j);
+		jw_kuint(&j, "files", n);
+		jw_kuint(&j, "readable", readable);
+		jw_kuint(&j, "count", o->count);
+		jw_kuint(&j, "reads", o->count * readable);
 		if (o->cpu >= 0)
-			printf("%d", o->cpu);
+			jw_kint(&j, "cpu", o->cpu);
 		else
-			fputs("null", stdout);
-		printf(", \"open_ns\": %llu, \"close_ns\": %llu, "
-		       "\"read_ns\": {\"median\": %.1f, \"min\": %.1f, "
-		       "\"max\": %.1f, \"rounds\": %zu}, \"failed\": %u",
-		       (unsigned long long)open_ns,
-		       (unsigned long long)close_ns, s.median, s.min, s.max,
-		       nsamples, failed);
+			jw_knull(&j, "cpu");
+		jw_kuint(&j, "open_ns", open_ns);
+		jw_kuint(&j, "close_ns", close_ns);
+		jw_key(&j, "read_ns");
+		jw_obj(&j);
+		jw_knum(&j, "median", s.median, 1);
+		jw_knum(&j, "min", s.min, 1);
+		jw_knum(&j, "max", s.max, 1);
+		jw_kuint(&j, "rounds", nsamples);
+		jw_obj_end(&j);
+		jw_kuint(&j, "failed", failed);
 		if (o->print) {
-			fputs(", \"values\": [", stdout);
-			for (unsigned int i = 0; i < n; i++) {
-				if (files[i].len < 0)
-					continue;
-				if (!first)
-					fputs(", ", stdout);
-				first = false;
-				print_value(stdout, &files[i], true);
-			}
-			fputs("]", stdout);
+			jw_key(&j, "values");
+			jw_arr(&j);
+			for (unsigned int i = 0; i < n; i++)
+				if (files[i].len >= 0)
+					print_value(&j, &files[i]);
+			jw_arr_end(&j);
 		}
-		puts("}");
+		jw_obj_end(&j);
+		jw_end(&j);
 		return 0;
 	}
 	if (o->print)
 		for (unsigned int i = 0; i < n; i++)
 			if (files[i].len >= 0)
-				print_value(stdout, &files[i], false);
+				print_value(NULL, &files[i]);
 	if (o->stats) {
 		printf("cat: %u file(s), %llu round(s), %llu read(s)", readable,
 		       (unsigned long long)o->count,
@@ -171,60 +161,43 @@ static int report(const struct cat_opts *o, struct cat_file *files,
 
 int cmd_cat(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'n' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "print", no_argument, NULL, 'p' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "keep-going", no_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cat_opts o = { .cpu = -1 };
-	const char *count_arg = NULL;
 	struct cat_file *files = NULL;
 	double *samples = NULL;
-	unsigned int n, readable = 0, failed = 0, cpu, every = 1;
+	unsigned int n, readable = 0, failed = 0, cpu = 0, every = 1;
 	uint64_t t0, t1, open_ns, close_ns;
 	size_t nsamples = 0;
-	int c, rc = CLI_EXIT_USAGE;
+	int rc, first;
+	struct opt opts[] = {
+		{ OPT_U64("count", 0, &o.count, 0, 1000000000, "N",
+			  "reads per file; overrides FASTCAT_READ_COUNT"),
+		  .def = "FASTCAT_READ_COUNT, else 1" },
+		{ OPT_UINT("cpu", 0, &cpu, 0, CPU_SETSIZE - 1, "C",
+			   "bind this thread to CPU C first"),
+		  .def = "" },
+		{ OPT_FLAG("print", 0, &o.print,
+			   "print 'path: value' of each file's last read") },
+		{ OPT_FLAG("stats", 0, &o.stats,
+			   "ns per read: median and min-max over the N rounds (a "
+			   "round reads every file once), and the set-up cost") },
+		{ OPT_FLAG("json", 0, &o.json,
+			   "the statistics (and values with --print) as JSON") },
+		{ OPT_FLAG("keep-going", 0, &o.keep_going,
+			   "report a file that cannot be opened or read and go on "
+			   "(exit status 1 at the end) instead of stopping (2)") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { "cat", about, epilog, "FILE", 1, OPT_MANY, opts };
 
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			count_arg = optarg;
-			break;
-		case 'c':
-			if (cli_parse_uint("cat: --cpu", optarg, 0,
-					   CPU_SETSIZE - 1, &cpu))
-				return CLI_EXIT_USAGE;
-			o.cpu = (int)cpu;
-			break;
-		case 'p':
-			o.print = true;
-			break;
-		case 's':
-			o.stats = true;
-			break;
-		case 'j':
-			o.json = true;
-			break;
-		case 'k':
-			o.keep_going = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("cat", argv, c);
-		}
-	}
-	if (parse_count(&o, count_arg != NULL, count_arg))
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
+	if (opt_given(&cmd, "cpu"))
+		o.cpu = (int)cpu;
+	if (!opt_given(&cmd, "count") && env_count(&o))
 		return CLI_EXIT_USAGE;
-	if (optind == argc)
-		return cli_error("cat: no FILE given (see --help)");
-	n = (unsigned int)(argc - optind);
+	rc = CLI_EXIT_USAGE;
+	n = (unsigned int)(argc - first);
 	if (o.cpu >= 0) {
 		cpu_set_t set;
 
@@ -242,7 +215,7 @@ int cmd_cat(int argc, char **argv)
 				       CAT_MAX_SAMPLES);
 	samples = calloc(o.count / every + 1, sizeof(double));
 	for (unsigned int i = 0; i < n; i++) {
-		files[i].path = argv[optind + i];
+		files[i].path = argv[first + i];
 		files[i].fd = -1;
 		files[i].len = -1;
 		files[i].buf = malloc(CAT_BUF);

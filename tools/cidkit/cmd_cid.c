@@ -9,7 +9,6 @@
  * cpulists), the largest mm_cid and how many distinct ones appeared.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -23,6 +22,8 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
 #include "util/clock.h"
 #include "util/prng.h"
 
@@ -33,9 +34,7 @@
 #define SLEEP_MIN_US 100u
 #define SLEEP_MAX_US 2000u
 
-static const char usage[] =
-	"usage: cidkit cid [--threads N] [--duration MS] [--json]\n"
-	"\n"
+static const char about[] =
 	"Run N threads that wake and sleep in bursts for MS milliseconds; each\n"
 	"reads the kernel's cpu_id and mm_cid (its concurrency ID) from rseq and\n"
 	"records what it saw.  Prints per thread the CPUs and mm_cids seen (as\n"
@@ -43,11 +42,7 @@ static const char usage[] =
 	"and what rseq provides here (who registered the area, feature size),\n"
 	"and which path the per-CPU operations take (cidkit/percpu.h: rseq\n"
 	"critical sections, or the atomic fallback, and why).\n"
-	"Without mm_cid (old kernel, no rseq) it says so and still shows CPUs.\n"
-	"\n"
-	"  --threads N    threads, 1..4096 (default: 2 x online CPUs)\n"
-	"  --duration MS  milliseconds, 1..3600000 (default: 1000)\n"
-	"  --json         one JSON object instead of the table\n";
+	"Without mm_cid (old kernel, no rseq) it says so and still shows CPUs.\n";
 
 /* The workers wait for go, then run until their deadline. */
 struct start {
@@ -118,21 +113,27 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* A mask as a cpulist: a JSON string, or text padded to @width ("-" if empty). */
-static void print_list_w(const struct cidk_mask *m, int json, int width)
+/* A mask as a cpulist, padded to @width ("-" if empty). */
+static void print_list_w(const struct cidk_mask *m, int width)
 {
 	char *s = cidk_mask_list_alloc(m);
 
-	if (json)
-		cli_json_str(stdout, s ? s : "");
-	else
-		printf("%-*s", width, s && *s ? s : "-");
+	printf("%-*s", width, s && *s ? s : "-");
 	free(s);
 }
 
-static void print_list(const struct cidk_mask *m, int json)
+static void print_list(const struct cidk_mask *m)
 {
-	print_list_w(m, json, 0);
+	print_list_w(m, 0);
+}
+
+/* A mask as a JSON string, its cpulist ("" if empty). */
+static void list_json(struct jw *j, const char *key, const struct cidk_mask *m)
+{
+	char *s = cidk_mask_list_alloc(m);
+
+	jw_kstr(j, key, s ? s : "");
+	free(s);
 }
 
 static const char *no_mm_cid_reason(const struct cidk_rseq_info *info)
@@ -167,24 +168,24 @@ static void print_human(const struct cidk_rseq_info *info, struct worker *w,
 	       cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_MM_CID)),
 	       cidk_percpu_why(CIDK_PERCPU_MM_CID));
 	printf("%u threads, %u ms of wake/sleep bursts, allowed CPUs ", n, ms);
-	print_list(allowed, 0);
+	print_list(allowed);
 	printf("\n\n%6s %10s %-12s %-12s %s\n", "thread", "samples", "cpus",
 	       "mm_cids", "mm_cid changes");
 	for (unsigned int i = 0; i < n; i++) {
 		printf("%6u %10lu ", i, w[i].samples);
-		print_list_w(w[i].cpus, 0, 12);
+		print_list_w(w[i].cpus, 12);
 		printf(" ");
 		if (info->has_mm_cid)
-			print_list_w(w[i].cids, 0, 12);
+			print_list_w(w[i].cids, 12);
 		else
 			printf("%-12s", "-");
 		printf(" %lu\n", w[i].cid_changes);
 	}
 	printf("\nall threads: cpus ");
-	print_list(cpus, 0);
+	print_list(cpus);
 	if (info->has_mm_cid) {
 		printf("; mm_cids ");
-		print_list(cids, 0);
+		print_list(cids);
 		printf("\nlargest mm_cid %d, %u distinct; kernel bound min(allowed CPUs, threads incl. main) = %u\n",
 		       max_cid, cidk_mask_weight(cids), bound);
 	} else {
@@ -198,43 +199,65 @@ static void print_json(const struct cidk_rseq_info *info, struct worker *w,
 		       const struct cidk_mask *cpus, const struct cidk_mask *cids,
 		       int max_cid, unsigned int bound)
 {
-	printf("{\"rseq\": {\"registered_by\": \"%s\", \"area_size\": %u, "
-	       "\"glibc_rseq_size\": %u, \"feature_size\": %u, \"align\": %u, "
-	       "\"node_id\": %s, \"mm_cid\": %s, \"register_error\": %d},\n",
-	       cidk_rseq_owner_name(info->owner), info->area_size,
-	       info->glibc_size, info->feature_size, info->align,
-	       info->has_node_id ? "true" : "false",
-	       info->has_mm_cid ? "true" : "false", info->register_error);
-	printf(" \"percpu\": {\"cpu_id\": \"%s\", \"mm_cid\": \"%s\"},\n",
-	       cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_CPU_ID)),
-	       cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_MM_CID)));
-	printf(" \"threads\": %u, \"duration_ms\": %u, \"allowed_cpus\": ", n, ms);
-	print_list(allowed, 1);
-	printf(",\n \"per_thread\": [\n");
+	struct jw j;
+
+	jw_init(&j, stdout);
+	jw_obj(&j);
+	jw_key(&j, "rseq");
+	jw_obj(&j);
+	jw_kstr(&j, "registered_by", cidk_rseq_owner_name(info->owner));
+	jw_kuint(&j, "area_size", info->area_size);
+	jw_kuint(&j, "glibc_rseq_size", info->glibc_size);
+	jw_kuint(&j, "feature_size", info->feature_size);
+	jw_kuint(&j, "align", info->align);
+	jw_kbool(&j, "node_id", info->has_node_id);
+	jw_kbool(&j, "mm_cid", info->has_mm_cid);
+	jw_kint(&j, "register_error", info->register_error);
+	jw_obj_end(&j);
+	jw_break(&j, "\n ");
+	jw_key(&j, "percpu");
+	jw_obj(&j);
+	jw_kstr(&j, "cpu_id",
+		cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_CPU_ID)));
+	jw_kstr(&j, "mm_cid",
+		cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_MM_CID)));
+	jw_obj_end(&j);
+	jw_break(&j, "\n ");
+	jw_kuint(&j, "threads", n);
+	jw_kuint(&j, "duration_ms", ms);
+	list_json(&j, "allowed_cpus", allowed);
+	jw_break(&j, "\n ");
+	jw_key(&j, "per_thread");
+	jw_arr(&j);
 	for (unsigned int i = 0; i < n; i++) {
-		printf("  {\"thread\": %u, \"samples\": %lu, \"cpus\": ", i,
-		       w[i].samples);
-		print_list(w[i].cpus, 1);
-		printf(", \"mm_cids\": ");
+		jw_break(&j, "\n  ");
+		jw_obj(&j);
+		jw_kuint(&j, "thread", i);
+		jw_kuint(&j, "samples", w[i].samples);
+		list_json(&j, "cpus", w[i].cpus);
 		if (info->has_mm_cid)
-			print_list(w[i].cids, 1);
+			list_json(&j, "mm_cids", w[i].cids);
 		else
-			printf("null");
-		printf(", \"mm_cid_changes\": %lu}%s\n", w[i].cid_changes,
-		       i + 1 < n ? "," : "");
+			jw_knull(&j, "mm_cids");
+		jw_kuint(&j, "mm_cid_changes", w[i].cid_changes);
+		jw_obj_end(&j);
 	}
-	printf(" ],\n \"cpus\": ");
-	print_list(cpus, 1);
+	jw_break(&j, "\n ");
+	jw_arr_end(&j);
+	jw_break(&j, "\n ");
+	list_json(&j, "cpus", cpus);
 	if (info->has_mm_cid) {
-		printf(", \"mm_cids\": ");
-		print_list(cids, 1);
-		printf(", \"max_mm_cid\": %d, \"distinct_mm_cids\": %u", max_cid,
-		       cidk_mask_weight(cids));
+		list_json(&j, "mm_cids", cids);
+		jw_kint(&j, "max_mm_cid", max_cid);
+		jw_kuint(&j, "distinct_mm_cids", cidk_mask_weight(cids));
 	} else {
-		printf(", \"mm_cids\": null, \"max_mm_cid\": null, "
-		       "\"distinct_mm_cids\": 0");
+		jw_knull(&j, "mm_cids");
+		jw_knull(&j, "max_mm_cid");
+		jw_kuint(&j, "distinct_mm_cids", 0);
 	}
-	printf(", \"mm_cid_bound\": %u}\n", bound);
+	jw_kuint(&j, "mm_cid_bound", bound);
+	jw_obj_end(&j);
+	jw_end(&j);
 }
 
 /* The CPUs this process may run on, as a mask of @nbits bits. */
@@ -252,13 +275,6 @@ static int allowed_cpus(struct cidk_mask *m)
 
 int cmd_cid(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "threads", required_argument, NULL, 't' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 	unsigned int n = 0, ms = 1000, nbits, bound;
@@ -267,33 +283,23 @@ int cmd_cid(int argc, char **argv)
 	struct cidk_rseq_info info;
 	struct start start = { PTHREAD_MUTEX_INITIALIZER,
 			       PTHREAD_COND_INITIALIZER, 0 };
-	int c, json = 0, rc = CLI_EXIT_FAIL, max_cid = -1, err = 0;
+	int rc = CLI_EXIT_FAIL, max_cid = -1, err = 0, first;
+	bool json = false;
 	uint64_t deadline;
+	struct opt opts[] = {
+		{ OPT_UINT("threads", 't', &n, 1, MAX_THREADS, "N", "threads"),
+		  .def = "2 x online CPUs" },
+		{ OPT_UINT("duration", 'd', &ms, 1, MAX_DURATION_MS, "MS",
+			   "milliseconds") },
+		{ OPT_FLAG("json", 'j', &json, "one JSON object instead of the table") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { "cid", about, NULL, NULL, 0, 0, opts };
 
-	while ((c = getopt_long(argc, argv, "+:t:d:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (cli_parse_uint("cid: --threads", optarg, 1,
-					   MAX_THREADS, &n))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'd':
-			if (cli_parse_uint("cid: --duration", optarg, 1,
-					   MAX_DURATION_MS, &ms))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("cid", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cli_extra_arg("cid", argv[optind]);
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
+	rc = CLI_EXIT_FAIL;
 	if (online < 1)
 		online = 1;
 	if (conf < online)
@@ -363,8 +369,7 @@ int cmd_cid(int argc, char **argv)
 	rc = CLI_EXIT_OK;
 out:
 	if (err)
-		fprintf(stderr, "cidkit: cid: cannot run %u threads: %s\n", n,
-			strerror(err));
+		cli_fail("cid: cannot run %u threads: %s", n, strerror(err));
 	if (w)
 		for (unsigned int i = 0; i < n; i++) {
 			cidk_mask_free(w[i].cpus);

@@ -7,7 +7,6 @@
  * and computes; this file only prints.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 #include <time.h>
 
@@ -15,32 +14,19 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
 
-static const char usage[] =
-	"usage: cidkit resctrl [--root DIR] [--sysfs-root DIR] [--interval MS]\n"
-	"                      [--samples N] [--events LIST] [--no-bind]\n"
-	"                      [--json|--csv]\n"
-	"\n"
+static const char about[] =
 	"Sample resctrl monitoring counters: every monitoring group (the root,\n"
 	"mon_groups/*, every control group and its mon_groups/*) in every\n"
 	"domain (mon_data/mon_<RES>_<ID>).  One reader per domain, bound to the\n"
 	"domain's CPUs (from sysfs: the L3 cache id of each online CPU), reads\n"
 	"every counter through a file descriptor opened once, with pread().\n"
 	"Groups are rescanned every interval.  Bandwidth is the delta of the\n"
-	"cumulative byte counters over the interval; occupancy is as read.\n"
-	"\n"
-	"  --root DIR        the resctrl mount (default /sys/fs/resctrl)\n"
-	"  --sysfs-root DIR  sysfs for the domain -> CPUs map (default /sys)\n"
-	"  --interval MS     milliseconds between samples (default 1000)\n"
-	"  --samples N       intervals to print (default 10); the first read\n"
-	"                    is the baseline, so N+1 reads in all\n"
-	"  --events LIST     comma-separated: mbm_total_bytes (total),\n"
-	"                    mbm_local_bytes (local), llc_occupancy (occupancy);\n"
-	"                    default all\n"
-	"  --no-bind         read every domain from this thread (to compare)\n"
-	"  --json            one JSON object per sample\n"
-	"  --csv             one CSV row per group and domain per sample\n"
-	"\n"
+	"cumulative byte counters over the interval; occupancy is as read.\n";
+
+static const char epilog[] =
 	"Cells that are not numbers say why: Unavailable, Error, Unassigned\n"
 	"(what the kernel wrote), garbled, read-failed, reset (the counter went\n"
 	"backwards: no rate), new (no previous value), '-' (event absent).\n"
@@ -130,53 +116,58 @@ static void print_table(struct cidk_resctrl *rc,
 	fflush(stdout);
 }
 
-static void json_event(const struct cidk_resctrl_row *r, int e)
+static void json_event(struct jw *j, const struct cidk_resctrl_row *r, int e)
 {
 	const struct cidk_rc_value *v = &r->value[e];
 	const struct cidk_rc_rate *rt = &r->rate[e];
 
-	printf("\"%s\": {\"state\": \"%s\"", cidk_resctrl_event_name(e),
-	       cidk_resctrl_state_name(v->state));
+	jw_key(j, cidk_resctrl_event_name(e));
+	jw_obj(j);
+	jw_kstr(j, "state", cidk_resctrl_state_name(v->state));
 	if (v->state == CIDK_RC_OK)
-		printf(", \"value\": %llu", (unsigned long long)v->v);
+		jw_kuint(j, "value", v->v);
 	if (v->state == CIDK_RC_READ_FAILED)
-		printf(", \"error\": \"%s\"", strerror(v->err));
+		jw_kstr(j, "error", strerror(v->err));
 	if (e != CIDK_RC_LLC_OCCUPANCY && v->state == CIDK_RC_OK) {
-		printf(", \"rate\": \"%s\"",
-		       cidk_resctrl_rate_state_name(rt->state));
+		jw_kstr(j, "rate", cidk_resctrl_rate_state_name(rt->state));
 		if (rt->state == CIDK_RC_RATE_OK)
-			printf(", \"bytes_per_s\": %.1f", rt->bytes_per_s);
+			jw_knum(j, "bytes_per_s", rt->bytes_per_s, 1);
 	}
-	putchar('}');
+	jw_obj_end(j);
 }
 
 static void print_json(struct cidk_resctrl *rc,
 		       const struct cidk_resctrl_stats *st)
 {
-	printf("{\"sample\": %llu, \"elapsed_ns\": %llu, \"read_ns\": %llu, "
-	       "\"scan_ns\": %llu, \"groups\": %u, \"domains\": %u, "
-	       "\"domains_bound\": %u, \"counters\": %u, \"rows\": [",
-	       (unsigned long long)st->sample - 1,
-	       (unsigned long long)st->elapsed_ns,
-	       (unsigned long long)st->read_ns, (unsigned long long)st->scan_ns,
-	       st->groups, st->domains, st->domains_bound, st->counters);
+	struct jw j;
+
+	jw_init(&j, stdout);
+	jw_obj(&j);
+	jw_kuint(&j, "sample", st->sample - 1);
+	jw_kuint(&j, "elapsed_ns", st->elapsed_ns);
+	jw_kuint(&j, "read_ns", st->read_ns);
+	jw_kuint(&j, "scan_ns", st->scan_ns);
+	jw_kuint(&j, "groups", st->groups);
+	jw_kuint(&j, "domains", st->domains);
+	jw_kuint(&j, "domains_bound", st->domains_bound);
+	jw_kuint(&j, "counters", st->counters);
+	jw_key(&j, "rows");
+	jw_arr(&j);
 	for (size_t i = 0; i < cidk_resctrl_nr_rows(rc); i++) {
 		const struct cidk_resctrl_row *r = cidk_resctrl_row(rc, i);
 
-		fputs(i ? ", {\"group\": " : "{\"group\": ", stdout);
-		cli_json_str(stdout, r->group);
-		printf(", \"resource\": ");
-		cli_json_str(stdout, r->resource);
-		printf(", \"domain\": %u, \"bound\": %s", r->domain,
-		       r->bound ? "true" : "false");
-		for (int e = 0; e < CIDK_RC_NR_EVENTS; e++) {
-			fputs(", ", stdout);
-			json_event(r, e);
-		}
-		putchar('}');
+		jw_obj(&j);
+		jw_kstr(&j, "group", r->group);
+		jw_kstr(&j, "resource", r->resource);
+		jw_kuint(&j, "domain", r->domain);
+		jw_kbool(&j, "bound", r->bound);
+		for (int e = 0; e < CIDK_RC_NR_EVENTS; e++)
+			json_event(&j, r, e);
+		jw_obj_end(&j);
 	}
-	puts("]}");
-	fflush(stdout);
+	jw_arr_end(&j);
+	jw_obj_end(&j);
+	jw_end(&j);
 }
 
 static void csv_str(const char *s)
@@ -228,77 +219,59 @@ static void print_csv(struct cidk_resctrl *rc,
 	fflush(stdout);
 }
 
+/* --events LIST: the option's callback. */
+static int parse_events(void *ctx, const char *arg, const char *what)
+{
+	size_t pos = 0;
+	char ex[40];
+
+	if (!cidk_resctrl_parse_events(arg, ctx, &pos))
+		return 0;
+	cli_excerpt(arg + pos, ex, sizeof(ex));
+	return cli_error("%s: unknown event '%s' (see --help)", what, ex);
+}
+
 int cmd_resctrl(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "sysfs-root", required_argument, NULL, 'S' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "samples", required_argument, NULL, 'n' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "no-bind", no_argument, NULL, 'B' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cidk_resctrl_opts o = { 0 };
 	struct cidk_resctrl_err err = { { 0 }, { 0 } };
 	struct cidk_resctrl_stats st;
 	struct cidk_resctrl *rc = NULL;
 	unsigned int interval_ms = 1000, samples = 10;
-	enum fmt fmt = FMT_TABLE;
+	bool json = false, csv = false;
 	uint64_t next;
-	size_t pos;
-	int c, ret;
+	int ret, first;
+	struct opt opts[] = {
+		{ OPT_STRING("root", 0, &o.root, "DIR", "the resctrl mount"),
+		  .def = "/sys/fs/resctrl" },
+		{ OPT_STRING("sysfs-root", 0, &o.sysfs_root, "DIR",
+			     "sysfs for the domain -> CPUs map"),
+		  .def = "/sys" },
+		{ OPT_UINT("interval", 0, &interval_ms, 0, 3600000, "MS",
+			   "milliseconds between samples") },
+		{ OPT_UINT("samples", 0, &samples, 1, 100000000, "N",
+			   "intervals to print; the first read is the baseline, "
+			   "so N+1 reads in all") },
+		{ OPT_CALLBACK("events", 0, parse_events, &o.events, "LIST",
+			       "comma-separated: mbm_total_bytes (total), "
+			       "mbm_local_bytes (local), llc_occupancy (occupancy)"),
+		  .def = "all" },
+		{ OPT_FLAG("no-bind", 0, &o.no_bind,
+			   "read every domain from this thread (to compare)") },
+		{ OPT_FLAG("json", 0, &json, "one JSON object per sample"),
+		  .group = 1 },
+		{ OPT_FLAG("csv", 0, &csv,
+			   "one CSV row per group and domain per sample"),
+		  .group = 1 },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { "resctrl", about, epilog, NULL, 0, 0, opts };
+	enum fmt fmt;
 
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			o.root = optarg;
-			break;
-		case 'S':
-			o.sysfs_root = optarg;
-			break;
-		case 'i':
-			if (cli_parse_uint("resctrl: --interval", optarg, 0,
-					   3600000, &interval_ms))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'n':
-			if (cli_parse_uint("resctrl: --samples", optarg, 1,
-					   100000000, &samples))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'e':
-			if (cidk_resctrl_parse_events(optarg, &o.events, &pos)) {
-				char ex[40];
-
-				cli_excerpt(optarg + pos, ex, sizeof(ex));
-				return cli_error("resctrl: --events: unknown "
-						 "event '%s' (see --help)",
-						 ex);
-			}
-			break;
-		case 'B':
-			o.no_bind = true;
-			break;
-		case 'j':
-		case 'c':
-			if (fmt != FMT_TABLE)
-				return cli_error("resctrl: --json and --csv "
-						 "exclude each other");
-			fmt = c == 'j' ? FMT_JSON : FMT_CSV;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("resctrl", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cli_extra_arg("resctrl", argv[optind]);
+	ret = opt_parse(&cmd, argc, argv, &first);
+	if (ret)
+		return opt_status(ret);
+	fmt = json ? FMT_JSON : csv ? FMT_CSV : FMT_TABLE;
 
 	ret = cidk_resctrl_open(&o, &rc, &err);
 	if (ret) {

@@ -4,7 +4,6 @@
  * simulated machines of 2 to 1024 CPUs, for every policy and trigger.
  * Exit status 1 if a policy that should converge does not.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,12 +12,11 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
 #include "sim_args.h"
 
-static const char usage[] =
-	"usage: cidkit sim compaction-test [--machine SPEC ...] [--policy P ...]\n"
-	"           [--trigger T ...] [--bound-ms B] [--seed S] [--json]\n"
-	"\n"
+static const char about[] =
 	"One thread pinned per CPU bursts for 200 ms so that CIDs span\n"
 	"0..nproc-1; then a thread with a CID >= nproc/2 becomes the leader and\n"
 	"the others exit.  The leader bursts 2 us every 10 ms and must see CID 0\n"
@@ -27,102 +25,65 @@ static const char usage[] =
 	"their bound at the leader's next switch-in and have no scan (one run\n"
 	"each, trigger n/a); the lazy policies with return-to-user; with the\n"
 	"tick trigger a tick rarely lands in a 2 us burst, so they may not\n"
-	"converge (reported, not a failure).\n"
-	"\n"
-	"  --machine SPEC   machines (default 2, 4, 8, 16, 64, 128, 256, 1024 CPUs)\n"
-	"  --policy P       default: all six\n"
-	"  --trigger T      return-to-user, tick (default: both)\n"
-	"  --bound-ms B     time the leader has to see CID 0 (default 2000)\n"
-	"  --json           a JSON array of results\n";
+	"converge (reported, not a failure).\n";
 
 static const char *const default_machines[] = {
 	"1s2c1t", "1s4c1t", "1s8c1t", "1s8c2t",
 	"1s32c2t", "2s32c2t", "2s64c2t", "4s128c2t",
 };
 
-/* The lazy family compacts with a scan; the trigger means nothing to the others. */
-static bool policy_scans(int policy)
-{
-	return policy == CIDK_CID_LAZY || policy == CIDK_CID_LAZY_BATCHED ||
-	       policy == CIDK_CID_CACHE_LOCAL;
-}
-
 static bool must_pass(int policy, enum cidk_cid_scan_trigger trig)
 {
-	return !policy_scans(policy) || trig == CIDK_CID_SCAN_RETURN_TO_USER;
+	return !sim_policy_scans(policy) || trig == CIDK_CID_SCAN_RETURN_TO_USER;
 }
 
 int cmd_sim_compaction(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "machine", required_argument, NULL, 'm' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "trigger", required_argument, NULL, 't' },
-		{ "bound-ms", required_argument, NULL, 'B' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cmd = "sim compaction-test";
-	struct sim_list machines = { .n = 0 }, pols = { .n = 0 },
+	const char *cmdname = "sim compaction-test";
+	struct opt_list machines = { .n = 0 }, pols = { .n = 0 },
 			trigs = { .n = 0 };
 	struct cidk_sim_sched_params base;
-	int pol[SIM_ARGS_MAX];
+	int pol[OPT_LIST_MAX];
 	enum cidk_cid_scan_trigger trig[2];
-	unsigned int np, nt, bound_ms = 2000, failures = 0, first = 1;
+	unsigned int np, nt, bound_ms = 2000, failures = 0;
 	bool json = false, progress = isatty(STDERR_FILENO);
-	int c, rc = 0;
+	int rc = 0, first;
+	struct opt opts[] = {
+		{ OPT_LIST("machine", 0, &machines, "SPEC", "machines"),
+		  .def = "2, 4, 8, 16, 64, 128, 256, 1024 CPUs" },
+		{ OPT_LIST("policy", 0, &pols, "P",
+			   "bitmap, lazy, lazy-batched, cache-local, inherit, "
+			   "ownership"),
+		  .def = "all six" },
+		{ OPT_LIST("trigger", 0, &trigs, "T", "return-to-user, tick"),
+		  .def = "both" },
+		{ OPT_UINT("bound-ms", 0, &bound_ms, 1, 600 * 1000, "B",
+			   "time the leader has to see CID 0") },
+		{ OPT_U64("seed", 0, &base.seed, 0, UINT64_MAX, "S",
+			  "seed of the simulation") },
+		{ OPT_FLAG("json", 0, &json, "a JSON array of results") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { cmdname, about, NULL, NULL, 0, 0, opts };
+	struct jw j;
 
 	cidk_sim_sched_defaults(&base);
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			rc = sim_list_add(cmd, "--machine", &machines, optarg);
-			break;
-		case 'p':
-			rc = sim_list_add(cmd, "--policy", &pols, optarg);
-			break;
-		case 't':
-			rc = sim_list_add(cmd, "--trigger", &trigs, optarg);
-			break;
-		case 'B':
-			rc = cli_parse_uint("sim compaction-test: --bound-ms",
-					    optarg, 1, 600 * 1000, &bound_ms);
-			break;
-		case 's':
-			rc = cli_parse_u64("sim compaction-test: --seed", optarg,
-					   0, UINT64_MAX, &base.seed);
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option(cmd, argv, c);
-		}
-		if (rc)
-			return CLI_EXIT_USAGE;
-	}
-	if (optind != argc)
-		return cli_extra_arg(cmd, argv[optind]);
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
 	if (!machines.n)
 		for (unsigned int i = 0; i < 8; i++)
-			machines.item[machines.n++] = (char *)default_machines[i];
-	np = pols.n;
-	for (unsigned int i = 0; i < np; i++)
-		if (sim_parse_policy(cmd, pols.item[i], false, &pol[i]))
-			return CLI_EXIT_USAGE;
-	if (!np)
-		for (np = 0; np < CIDK_CID_NR_POLICIES; np++)
-			pol[np] = (int)np;
+			machines.item[machines.n++] = default_machines[i];
+	rc = sim_policies(cmdname, &pols, false, NULL, 0, pol);
+	if (rc < 0)
+		return CLI_EXIT_USAGE;
+	np = (unsigned int)rc;
+	rc = 0;
 	if (trigs.n > 2)
-		return cli_error("%s: --trigger: at most tick and return-to-user", cmd);
+		return cli_error("%s: --trigger: at most tick and return-to-user", cmdname);
 	nt = trigs.n;
 	for (unsigned int i = 0; i < nt; i++)
-		if (sim_parse_trigger(cmd, trigs.item[i], &trig[i]))
+		if (sim_parse_trigger(cmdname, trigs.item[i], &trig[i]))
 			return CLI_EXIT_USAGE;
 	if (!nt) {
 		trig[nt++] = CIDK_CID_SCAN_RETURN_TO_USER;
@@ -134,20 +95,20 @@ int cmd_sim_compaction(int argc, char **argv)
 	struct cidk_sim_compaction_result *res = calloc(total, sizeof(*res));
 
 	if (!res)
-		return cli_error("%s: out of memory", cmd);
+		return cli_error("%s: out of memory", cmdname);
 	for (unsigned int m = 0; m < machines.n; m++)
 		for (unsigned int p = 0; p < np; p++)
 			for (unsigned int t = 0; t < nt; t++, k++) {
 				struct cidk_sim_sched_params prm = base;
 				struct cidk_topo_err err;
 
-				if (t && !policy_scans(pol[p]))
+				if (t && !sim_policy_scans(pol[p]))
 					continue; /* the trigger changes nothing */
 				prm.machine = machines.item[m];
 				prm.policy = (enum cidk_cid_policy_kind)pol[p];
 				prm.trigger = trig[t];
 				if (progress)
-					fprintf(stderr, "\r%s: %u/%u %s\033[K", cmd,
+					fprintf(stderr, "\r%s: %u/%u %s\033[K", cmdname,
 						k + 1, total, prm.machine);
 				rc = cidk_sim_compaction(&prm, (uint64_t)bound_ms * 1000000,
 							 &res[k], &err);
@@ -155,14 +116,15 @@ int cmd_sim_compaction(int argc, char **argv)
 					if (progress)
 						fputs("\r\033[K", stderr);
 					free(res);
-					return sim_fail(cmd, rc, &err);
+					return sim_fail(cmdname, rc, &err);
 				}
 			}
 	if (progress)
 		fputs("\r\033[K", stderr);
 
+	jw_init(&j, stdout);
 	if (json) {
-		fputc('[', stdout);
+		jw_arr(&j);
 	} else {
 		cli_echo_command(stdout, argc, argv, "sim");
 		printf("leader must see CID 0 within %u ms of the others' exit\n\n",
@@ -181,7 +143,7 @@ int cmd_sim_compaction(int argc, char **argv)
 							    ? "tick" : "return-to-user";
 				bool must = must_pass(pol[p], trig[t]);
 
-				if (!policy_scans(pol[p])) {
+				if (!sim_policy_scans(pol[p])) {
 					if (t)
 						continue;
 					tname = "n/a";
@@ -189,17 +151,20 @@ int cmd_sim_compaction(int argc, char **argv)
 
 				failures += must && !r->passed;
 				if (json) {
-					printf("%s\n  {\"machine\": \"%s\", \"nr_cpus\": %u, "
-					       "\"policy\": \"%s\", \"trigger\": %s%s%s, "
-					       "\"leader_cid\": %u, \"passed\": %s, "
-					       "\"must_pass\": %s, \"converge_ms\": %.3f}",
-					       first ? "" : ",", machines.item[m], r->nr_cpus,
-					       pname, policy_scans(pol[p]) ? "\"" : "",
-					       policy_scans(pol[p]) ? tname : "null",
-					       policy_scans(pol[p]) ? "\"" : "", r->leader_cid,
-					       r->passed ? "true" : "false",
-					       must ? "true" : "false", r->converge_ms);
-					first = 0;
+					jw_break(&j, "\n  ");
+					jw_obj(&j);
+					jw_kstr(&j, "machine", machines.item[m]);
+					jw_kuint(&j, "nr_cpus", r->nr_cpus);
+					jw_kstr(&j, "policy", pname);
+					if (sim_policy_scans(pol[p]))
+						jw_kstr(&j, "trigger", tname);
+					else
+						jw_knull(&j, "trigger");
+					jw_kuint(&j, "leader_cid", r->leader_cid);
+					jw_kbool(&j, "passed", r->passed);
+					jw_kbool(&j, "must_pass", must);
+					jw_knum(&j, "converge_ms", r->converge_ms, 3);
+					jw_obj_end(&j);
 				} else {
 					char conv[32] = "-";
 
@@ -214,9 +179,11 @@ int cmd_sim_compaction(int argc, char **argv)
 				}
 			}
 	free(res);
-	if (json)
-		fputs("\n]\n", stdout);
-	else
+	if (json) {
+		jw_break(&j, "\n");
+		jw_arr_end(&j);
+		jw_end(&j);
+	} else
 		printf("\n%u expected-to-pass run%s failed\n", failures,
 		       failures == 1 ? "" : "s");
 	return failures ? CLI_EXIT_FAIL : CLI_EXIT_OK;

@@ -4,7 +4,6 @@
  * full-pass time in batches, compactness; and how the worst case grows
  * with the CPU count (--scaling).
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,33 +12,16 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
 #include "sim_args.h"
 
-static const char usage[] =
-	"usage: cidkit sim scan [--machine SPEC] [--workload W ...] [--policy P ...]\n"
-	"           [--batch B ...] [--trigger return-to-user|tick] [--duration-ms D]\n"
-	"           [--seed S] [--scaling] [--json] [--perf]\n"
-	"\n"
+static const char about[] =
 	"Latency the lazy policies' compaction scan adds to the task that runs it\n"
 	"(per call: p50, p99, max), the time to complete a full pass, and how\n"
 	"compact the CIDs stay (largest running CID + 1 over min(nr_cpus_allowed,\n"
 	"nr_users): time average and worst).\n"
-	"\n"
-	"  --machine SPEC    topology preset or spec (default 2s32c2t, 128 CPUs)\n"
-	"  --workload W      periodic (cyclictest-like), messaging (hackbench-like)\n"
-	"                    (default: both)\n"
-	"  --policy P        lazy, lazy-batched, inherit, cache-local, bitmap,\n"
-	"                    ownership (default: lazy lazy-batched inherit\n"
-	"                    ownership; the ones without a scan print n/a for\n"
-	"                    its columns)\n"
-	"  --batch B         lazy-batched batch sizes (default 8,16,32,64)\n"
-	"  --trigger T       where compaction runs (default tick, as measured in\n"
-	"                    the reference)\n"
-	"  --duration-ms D   simulated time per run, at most 60000 (default 300)\n"
-	"  --scaling         instead: worst call latency and full pass of lazy and\n"
-	"                    lazy-batched (B=16) on 64..8192 CPUs (periodic)\n"
-	"  --json            a JSON array of results\n"
-	"  --perf            events and events per second, on stderr\n";
+	"nr_users): time average and worst).\n";
 
 struct row {
 	const char *machine;
@@ -54,34 +36,38 @@ static const char *const scaling_machines[] = {
 	"8s64c2t", "8s128c2t", "16s128c2t", "16s256c2t",
 };
 
-/* The lazy family compacts with a scan; the others have none to time. */
-static bool policy_scans(int policy)
-{
-	return policy == CIDK_CID_LAZY || policy == CIDK_CID_LAZY_BATCHED ||
-	       policy == CIDK_CID_CACHE_LOCAL;
-}
-
 static void print_json(const struct row *rows, unsigned int n)
 {
-	fputc('[', stdout);
+	struct jw j;
+
+	jw_init(&j, stdout);
+	jw_arr(&j);
 	for (unsigned int i = 0; i < n; i++) {
 		const struct row *x = &rows[i];
 
-		printf("%s\n  {\"machine\": \"%s\", \"nr_cpus\": %u, \"policy\": \"%s\", "
-		       "\"batch\": %u, \"workload\": \"%s\", \"calls\": %llu, "
-		       "\"p50_us\": %.3f, \"p99_us\": %.3f, \"max_us\": %.3f, "
-		       "\"full_pass_ms\": %.4f, \"max_cid\": %u, \"bound\": %u, "
-		       "\"max_cid_avg_ratio\": %.4f, \"max_cid_max_ratio\": %.4f, "
-		       "\"has_scan\": %s}",
-		       i ? "," : "", x->machine, x->r.nr_cpus,
-		       cidk_cid_policy_name((enum cidk_cid_policy_kind)x->policy),
-		       x->batch, cidk_sim_workload_name(x->workload),
-		       (unsigned long long)x->r.calls, x->r.p50_us, x->r.p99_us,
-		       x->r.max_us, x->r.full_pass_ms, x->r.max_cid, x->r.bound,
-		       x->r.max_cid_avg, x->r.max_cid_max,
-		       policy_scans(x->policy) ? "true" : "false");
+		jw_break(&j, "\n  ");
+		jw_obj(&j);
+		jw_kstr(&j, "machine", x->machine);
+		jw_kuint(&j, "nr_cpus", x->r.nr_cpus);
+		jw_kstr(&j, "policy",
+			cidk_cid_policy_name((enum cidk_cid_policy_kind)x->policy));
+		jw_kuint(&j, "batch", x->batch);
+		jw_kstr(&j, "workload", cidk_sim_workload_name(x->workload));
+		jw_kuint(&j, "calls", x->r.calls);
+		jw_knum(&j, "p50_us", x->r.p50_us, 3);
+		jw_knum(&j, "p99_us", x->r.p99_us, 3);
+		jw_knum(&j, "max_us", x->r.max_us, 3);
+		jw_knum(&j, "full_pass_ms", x->r.full_pass_ms, 4);
+		jw_kuint(&j, "max_cid", x->r.max_cid);
+		jw_kuint(&j, "bound", x->r.bound);
+		jw_knum(&j, "max_cid_avg_ratio", x->r.max_cid_avg, 4);
+		jw_knum(&j, "max_cid_max_ratio", x->r.max_cid_max, 4);
+		jw_kbool(&j, "has_scan", sim_policy_scans(x->policy));
+		jw_obj_end(&j);
 	}
-	fputs("\n]\n", stdout);
+	jw_break(&j, "\n");
+	jw_arr_end(&j);
+	jw_end(&j);
 }
 
 static void print_table(const struct row *rows, unsigned int n, bool scaling)
@@ -96,7 +82,7 @@ static void print_table(const struct row *rows, unsigned int n, bool scaling)
 
 		if (x->policy == CIDK_CID_LAZY_BATCHED)
 			snprintf(batch, sizeof(batch), "%u", x->batch);
-		if (!policy_scans(x->policy)) { /* no scan: nothing to time */
+		if (!sim_policy_scans(x->policy)) { /* no scan: nothing to time */
 			printf("%-10s %6u %-13s %5s %8s %9s %9s %9s %12s %8.2fx %8.2fx\n",
 			       scaling ? x->machine
 				       : cidk_sim_workload_name(x->workload),
@@ -118,82 +104,57 @@ static void print_table(const struct row *rows, unsigned int n, bool scaling)
 
 int cmd_sim_scan(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "machine", required_argument, NULL, 'm' },
-		{ "workload", required_argument, NULL, 'w' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "trigger", required_argument, NULL, 't' },
-		{ "duration-ms", required_argument, NULL, 'd' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "scaling", no_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "perf", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cmd = "sim scan";
-	struct sim_list wls = { .n = 0 }, pols = { .n = 0 },
-			batches = { .n = 0 };
+	static const int def_pol[] = { CIDK_CID_LAZY, CIDK_CID_LAZY_BATCHED,
+				       CIDK_CID_INHERIT, CIDK_CID_OWNERSHIP };
+	const char *cmdname = "sim scan";
+	struct opt_list wls = { .n = 0 }, pols = { .n = 0 };
+	struct opt_uints batches = { .n = 0 };
 	struct cidk_sim_sched_params base;
-	enum cidk_sim_workload wl[SIM_ARGS_MAX];
-	int pol[SIM_ARGS_MAX];
-	unsigned int bat[SIM_ARGS_MAX], nw, np, nb, n = 0, cap;
+	enum cidk_sim_workload wl[OPT_LIST_MAX];
+	int pol[OPT_LIST_MAX];
+	unsigned int *bat = batches.v, nw, np, nb, n = 0, cap;
 	unsigned int duration_ms = 300;
 	bool json = false, scaling = false, perf = false;
 	bool progress = isatty(STDERR_FILENO);
 	struct row *rows;
 	uint64_t events = 0;
 	double host = 0;
-	int c, rc = 0;
+	int rc = 0, first, trigger;
+	struct opt opts[] = {
+		{ OPT_STRING("machine", 0, &base.machine, "SPEC",
+			     "topology preset or spec") },
+		{ OPT_LIST("workload", 0, &wls, "W",
+			   "periodic (cyclictest-like), messaging (hackbench-like)"),
+		  .def = "both" },
+		{ OPT_LIST("policy", 0, &pols, "P",
+			   "lazy, lazy-batched, inherit, cache-local, bitmap, "
+			   "ownership; the ones without a scan print n/a for its "
+			   "columns"),
+		  .def = "lazy lazy-batched inherit ownership" },
+		{ OPT_UINTS("batch", 0, &batches, 1, 1u << 20, "B",
+			    "lazy-batched batch sizes"),
+		  .def = "8,16,32,64" },
+		{ OPT_ENUM("trigger", 0, &trigger, sim_triggers, "T",
+			   "where compaction runs; the reference measured tick") },
+		{ OPT_UINT("duration-ms", 0, &duration_ms, 1, 60 * 1000, "D",
+			   "simulated time per run") },
+		{ OPT_U64("seed", 0, &base.seed, 0, UINT64_MAX, "S",
+			  "seed of the simulation") },
+		{ OPT_FLAG("scaling", 0, &scaling,
+			   "instead: worst call latency and full pass of lazy and "
+			   "lazy-batched (B=16) on 64..8192 CPUs (periodic)") },
+		{ OPT_FLAG("json", 0, &json, "a JSON array of results") },
+		{ OPT_FLAG("perf", 0, &perf, "events and events per second, on stderr") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { cmdname, about, NULL, NULL, 0, 0, opts };
 
 	cidk_sim_sched_defaults(&base);
-	base.trigger = CIDK_CID_SCAN_TICK; /* as the reference measured */
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			base.machine = optarg;
-			break;
-		case 'w':
-			rc = sim_list_add(cmd, "--workload", &wls, optarg);
-			break;
-		case 'p':
-			rc = sim_list_add(cmd, "--policy", &pols, optarg);
-			break;
-		case 'b':
-			rc = sim_list_add(cmd, "--batch", &batches, optarg);
-			break;
-		case 't':
-			rc = sim_parse_trigger(cmd, optarg, &base.trigger);
-			break;
-		case 'd':
-			rc = cli_parse_uint("sim scan: --duration-ms", optarg, 1,
-					    60 * 1000, &duration_ms);
-			break;
-		case 's':
-			rc = cli_parse_u64("sim scan: --seed", optarg, 0,
-					   UINT64_MAX, &base.seed);
-			break;
-		case 'S':
-			scaling = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'P':
-			perf = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option(cmd, argv, c);
-		}
-		if (rc)
-			return CLI_EXIT_USAGE;
-	}
-	if (optind != argc)
-		return cli_extra_arg(cmd, argv[optind]);
+	trigger = CIDK_CID_SCAN_TICK; /* as the reference measured */
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
+	base.trigger = (enum cidk_cid_scan_trigger)trigger;
 	base.duration_ns = (uint64_t)duration_ms * 1000000;
 
 	nw = wls.n;
@@ -201,29 +162,18 @@ int cmd_sim_scan(int argc, char **argv)
 		if (cidk_sim_workload_parse(wls.item[i], &wl[i]) ||
 		    wl[i] > CIDK_SIM_MESSAGING)
 			return cli_error("%s: unknown workload '%s' (periodic or messaging)",
-					 cmd, cli_q(wls.item[i]));
+					 cmdname, cli_q(wls.item[i]));
 	if (!nw) {
 		wl[nw++] = CIDK_SIM_PERIODIC;
 		if (!scaling)
 			wl[nw++] = CIDK_SIM_MESSAGING;
 	}
-	np = pols.n;
-	for (unsigned int i = 0; i < np; i++)
-		if (sim_parse_policy(cmd, pols.item[i], false, &pol[i]))
-			return CLI_EXIT_USAGE;
-	if (!np) {
-		pol[np++] = CIDK_CID_LAZY;
-		pol[np++] = CIDK_CID_LAZY_BATCHED;
-		if (!scaling) {
-			pol[np++] = CIDK_CID_INHERIT;
-			pol[np++] = CIDK_CID_OWNERSHIP;
-		}
-	}
+	rc = sim_policies(cmdname, &pols, false, def_pol, scaling ? 2 : 4, pol);
+	if (rc < 0)
+		return CLI_EXIT_USAGE;
+	np = (unsigned int)rc;
+	rc = 0;
 	nb = batches.n;
-	for (unsigned int i = 0; i < nb; i++)
-		if (cli_parse_uint("sim scan: --batch", batches.item[i], 1,
-				   1u << 20, &bat[i]))
-			return CLI_EXIT_USAGE;
 	if (!nb) {
 		static const unsigned int def[] = { 8, 16, 32, 64 };
 
@@ -234,7 +184,7 @@ int cmd_sim_scan(int argc, char **argv)
 	cap = (scaling ? 8 : 1) * nw * np * nb;
 	rows = calloc(cap, sizeof(*rows));
 	if (!rows)
-		return cli_error("%s: out of memory", cmd);
+		return cli_error("%s: out of memory", cmdname);
 	for (unsigned int mi = 0; mi < (scaling ? 8u : 1u) && !rc; mi++)
 		for (unsigned int w = 0; w < nw && !rc; w++)
 			for (unsigned int p = 0; p < np && !rc; p++)
@@ -257,14 +207,14 @@ int cmd_sim_scan(int argc, char **argv)
 					x->batch = bat[b];
 					if (progress)
 						fprintf(stderr, "\r%s: run %u %-10s %-9s %-12s\033[K",
-							cmd, n + 1, prm.machine,
+							cmdname, n + 1, prm.machine,
 							cidk_sim_workload_name(wl[w]),
 							cidk_cid_policy_name(prm.policy));
 					rc = cidk_sim_scan(&prm, &x->r, &err);
 					if (rc) {
 						if (progress)
 							fputc('\n', stderr);
-						rc = sim_fail(cmd, rc, &err);
+						rc = sim_fail(cmdname, rc, &err);
 						break;
 					}
 					events += x->r.events;
@@ -287,7 +237,7 @@ int cmd_sim_scan(int argc, char **argv)
 		}
 		if (perf)
 			fprintf(stderr, "%s: %llu events in %.3f s of host time: %.1f M events/s\n",
-				cmd, (unsigned long long)events, host,
+				cmdname, (unsigned long long)events, host,
 				host > 0 ? (double)events / host / 1e6 : 0.0);
 	}
 	free(rows);

@@ -6,33 +6,12 @@
 #include "cli.h"
 #include "sim_args.h"
 
-int sim_list_add(const char *cmd, const char *what, struct sim_list *l,
-		 const char *s)
-{
-	const char *start = s;
-
-	for (;;) {
-		size_t len = strcspn(s, ",");
-
-		if (l->n == SIM_ARGS_MAX)
-			return cli_error("%s: %s: at most %d values", cmd, what,
-					 SIM_ARGS_MAX);
-		if (len >= SIM_ARG_LEN)
-			return cli_error("%s: %s: value '%s' too long", cmd, what,
-					 cli_q(s));
-		/* an empty item is a typo, never "the defaults" */
-		if (!len)
-			return cli_error("%s: %s: empty value in '%s'", cmd, what,
-					 cli_q(s == start ? s : start));
-		memcpy(l->store[l->n], s, len);
-		l->store[l->n][len] = '\0';
-		l->item[l->n] = l->store[l->n];
-		l->n++;
-		if (!s[len])
-			return 0;
-		s += len + 1;
-	}
-}
+const struct opt_choice sim_triggers[] = {
+	{ "tick", CIDK_CID_SCAN_TICK },
+	{ "return-to-user", CIDK_CID_SCAN_RETURN_TO_USER },
+	{ "rtu", CIDK_CID_SCAN_RETURN_TO_USER },
+	{ NULL, 0 },
+};
 
 int sim_parse_policy(const char *cmd, const char *s, bool per_cpu_ok, int *out)
 {
@@ -49,17 +28,39 @@ int sim_parse_policy(const char *cmd, const char *s, bool per_cpu_ok, int *out)
 	return 0;
 }
 
+int sim_policies(const char *cmd, const struct opt_list *l, bool per_cpu_ok,
+		 const int *def, unsigned int ndef, int *pol)
+{
+	unsigned int n;
+
+	for (n = 0; n < l->n; n++)
+		if (sim_parse_policy(cmd, l->item[n], per_cpu_ok, &pol[n]))
+			return -1;
+	if (n)
+		return (int)n;
+	if (!def)
+		ndef = CIDK_CID_NR_POLICIES;
+	for (n = 0; n < ndef; n++)
+		pol[n] = def ? def[n] : (int)n;
+	return (int)n;
+}
+
+bool sim_policy_scans(int policy)
+{
+	return policy == CIDK_CID_LAZY || policy == CIDK_CID_LAZY_BATCHED ||
+	       policy == CIDK_CID_CACHE_LOCAL;
+}
+
 int sim_parse_trigger(const char *cmd, const char *s,
 		      enum cidk_cid_scan_trigger *out)
 {
-	if (!strcmp(s, "tick"))
-		*out = CIDK_CID_SCAN_TICK;
-	else if (!strcmp(s, "return-to-user") || !strcmp(s, "rtu"))
-		*out = CIDK_CID_SCAN_RETURN_TO_USER;
-	else
-		return cli_error("%s: --trigger: unknown trigger '%s' (tick or return-to-user)",
-				 cmd, cli_q(s));
-	return 0;
+	for (const struct opt_choice *c = sim_triggers; c->name; c++)
+		if (!strcmp(s, c->name)) {
+			*out = (enum cidk_cid_scan_trigger)c->value;
+			return 0;
+		}
+	return cli_error("%s: --trigger: unknown trigger '%s' (tick or return-to-user)",
+			 cmd, cli_q(s));
 }
 
 int sim_fail(const char *cmd, int rc, const struct cidk_topo_err *err)

@@ -1,24 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Option values the sim subcommands share: lists, policies, triggers. */
+/* Option values the sim subcommands share: policies, triggers, failures. */
 #ifndef CIDKIT_TOOLS_SIM_ARGS_H
 #define CIDKIT_TOOLS_SIM_ARGS_H
 
 #include <cidkit/cid.h>
 #include <cidkit/topo.h>
 
-#define SIM_ARGS_MAX 32
-#define SIM_ARG_LEN 256
+#include "opt.h"
 
-/* Values of a repeatable, comma-separated option, copied (argv stays intact). */
-struct sim_list {
-	char *item[SIM_ARGS_MAX];
-	char store[SIM_ARGS_MAX][SIM_ARG_LEN];
-	unsigned int n;
-};
-
-/* Append the comma-separated items of @s; 0, or one line and exit status 2. */
-int sim_list_add(const char *cmd, const char *what, struct sim_list *l,
-		 const char *s);
+/* --trigger's choices (an OT_ENUM option): tick, return-to-user, rtu. */
+extern const struct opt_choice sim_triggers[];
 
 /*
  * A policy name, or "per-cpu" when @per_cpu_ok (then *out is
@@ -26,7 +17,18 @@ int sim_list_add(const char *cmd, const char *what, struct sim_list *l,
  */
 int sim_parse_policy(const char *cmd, const char *s, bool per_cpu_ok, int *out);
 
-/* "tick" or "return-to-user" (also "rtu").  0, or prints and returns 2. */
+/*
+ * The policies of the list option @l into @pol (at most OPT_LIST_MAX), or,
+ * when it is empty, the @ndef policies of @def (NULL: every policy, in
+ * order).  Returns how many, or -1 after one error line.
+ */
+int sim_policies(const char *cmd, const struct opt_list *l, bool per_cpu_ok,
+		 const int *def, unsigned int ndef, int *pol);
+
+/* The lazy family compacts with a scan; the others have none to time. */
+bool sim_policy_scans(int policy);
+
+/* One of sim_triggers (the items of a list option).  0, or prints and returns 2. */
 int sim_parse_trigger(const char *cmd, const char *s,
 		      enum cidk_cid_scan_trigger *out);
 
