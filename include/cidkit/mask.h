@@ -136,7 +136,7 @@ static inline bool cidk_mask_test_and_clear(struct cidk_mask *m,
  * through the compilers' __atomic builtins on that storage (GCC and Clang,
  * in C and in C++ alike: C++ has no _Atomic).  They compile to the same
  * instructions as C11's atomic_fetch_or() on an _Atomic view of the word
- * (tests/install/atomic_same.sh compares the disassembly).
+ * (tests/install/headers.sh compares the disassembly with atomic_ref.c).
  * test_and_set/test_and_clear are sequentially consistent RMWs, so the
  * winner of a bit acquires whatever the previous owner released.
  */
