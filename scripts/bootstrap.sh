@@ -3,8 +3,8 @@
 # that are missing.  Run as root on a fresh Debian machine (make does it).
 set -eu
 
-pkgs="meson ninja-build gcc clang libclang-rt-14-dev make python3 pkg-config valgrind
-	python3-matplotlib"
+pkgs="meson ninja-build gcc g++ clang libclang-rt-14-dev make python3 pkg-config valgrind
+	scdoc binutils man-db python3-matplotlib"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -36,11 +36,14 @@
 #ifndef CIDKIT_CALL_H
 #define CIDKIT_CALL_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 
 #include <cidkit/common.h>
 #include <cidkit/mask.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct cidk_call_domain; /* opaque */
 
@@ -56,7 +59,7 @@ struct cidk_call_req {
 	void *arg;
 	struct cidk_call_domain *dom;
 	struct cidk_call_req *next;
-	_Atomic int done; /* set (release) by whoever ran fn */
+	CIDK__ATOMIC(int) done; /* set (release) by whoever ran fn */
 	int caller_cpu;	  /* CPU of the caller at start, -1 unknown */
 };
 
@@ -122,5 +125,9 @@ CIDK_EXPORT int cidk_call_start(struct cidk_call_domain *d,
  * Everything fn wrote is visible to the caller afterwards.
  */
 CIDK_EXPORT void cidk_call_wait(struct cidk_call_req *req);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CIDKIT_CALL_H */

@@ -36,13 +36,19 @@
 #ifndef CIDKIT_CID_H
 #define CIDKIT_CID_H
 
-#include <stdatomic.h>
+#ifndef __cplusplus
+#include <stdatomic.h> /* the library's C files rely on it; C++ has none */
+#endif
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <cidkit/common.h>
 #include <cidkit/mask.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* No CID (the task is not running, or is not of this mm). */
 #define CIDK_CID_NONE UINT32_MAX
@@ -316,5 +322,9 @@ CIDK_EXPORT int cidk_cid_check(const struct cidk_cid_mm *mm,
 			       struct cidk_cid_task *const *tasks,
 			       unsigned int n, bool strict, char *why,
 			       size_t whylen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CIDKIT_CID_H */

@@ -51,6 +51,10 @@
 #include <cidkit/cid.h>
 #include <cidkit/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct cidk_lease_domain; /* opaque */
 
 /*
@@ -95,5 +99,9 @@ CIDK_EXPORT unsigned int cidk_lease_capacity(const struct cidk_lease_domain *d);
 /* The domain's mm: for cidk_cid_stats() and the cidk_cid_* queries. */
 CIDK_EXPORT const struct cidk_cid_mm *
 cidk_lease_mm(const struct cidk_lease_domain *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CIDKIT_LEASE_H */

@@ -29,11 +29,17 @@
 #define CIDKIT_MASK_H
 
 #include <limits.h>
-#include <stdatomic.h>
+#ifndef __cplusplus
+#include <stdatomic.h> /* the library's C files rely on it; C++ has none */
+#endif
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <cidkit/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define CIDK_BITS_PER_LONG ((unsigned int)(CHAR_BIT * sizeof(unsigned long)))
 #define CIDK_BITS_TO_LONGS(n) \
@@ -42,11 +48,14 @@
 /* Largest mask: far above any machine (the kernel's NR_CPUS is <= 8192). */
 #define CIDK_MASK_MAX_BITS (1u << 24)
 
+/* A flexible array member: ISO C, an extension of every C++ compiler. */
+CIDK__CXX_FLEX_BEGIN
 struct cidk_mask {
 	unsigned int nbits;  /* number of valid bits */
 	unsigned int nwords; /* CIDK_BITS_TO_LONGS(nbits) */
 	unsigned long bits[];
 };
+CIDK__CXX_FLEX_END
 
 /* ---- life cycle ---------------------------------------------------------- */
 
@@ -124,37 +133,43 @@ static inline bool cidk_mask_test_and_clear(struct cidk_mask *m,
 
 /*
  * Atomic variants.  The words are plain unsigned long; atomic access goes
- * through an _Atomic view of the same storage (same size and representation
- * on every compiler cidkit supports, checked in lib/mask/atomic.c).
+ * through the compilers' __atomic builtins on that storage (GCC and Clang,
+ * in C and in C++ alike: C++ has no _Atomic).  They compile to the same
+ * instructions as C11's atomic_fetch_or() on an _Atomic view of the word
+ * (tests/install/headers.sh compares the disassembly with atomic_ref.c).
  * test_and_set/test_and_clear are sequentially consistent RMWs, so the
  * winner of a bit acquires whatever the previous owner released.
  */
-static inline _Atomic unsigned long *cidk__mask_aword(struct cidk_mask *m,
-						      unsigned int word)
+static inline unsigned long cidk__mask_fetch_or(struct cidk_mask *m,
+						unsigned int word,
+						unsigned long v)
 {
-	return (_Atomic unsigned long *)&m->bits[word];
+	return __atomic_fetch_or(&m->bits[word], v, __ATOMIC_SEQ_CST);
+}
+
+static inline unsigned long cidk__mask_fetch_and(struct cidk_mask *m,
+						 unsigned int word,
+						 unsigned long v)
+{
+	return __atomic_fetch_and(&m->bits[word], v, __ATOMIC_SEQ_CST);
 }
 
 static inline void cidk_mask_set_atomic(struct cidk_mask *m, unsigned int bit)
 {
-	atomic_fetch_or(cidk__mask_aword(m, cidk__bit_word(bit)),
-			cidk__bit_mask(bit));
+	cidk__mask_fetch_or(m, cidk__bit_word(bit), cidk__bit_mask(bit));
 }
 
 static inline void cidk_mask_clear_atomic(struct cidk_mask *m,
 					  unsigned int bit)
 {
-	atomic_fetch_and(cidk__mask_aword(m, cidk__bit_word(bit)),
-			 ~cidk__bit_mask(bit));
+	cidk__mask_fetch_and(m, cidk__bit_word(bit), ~cidk__bit_mask(bit));
 }
 
 static inline bool cidk_mask_test_atomic(const struct cidk_mask *m,
 					 unsigned int bit)
 {
-	return (atomic_load_explicit(
-			cidk__mask_aword((struct cidk_mask *)m,
-					 cidk__bit_word(bit)),
-			memory_order_acquire) &
+	return (__atomic_load_n(&m->bits[cidk__bit_word(bit)],
+				__ATOMIC_ACQUIRE) &
 		cidk__bit_mask(bit)) != 0;
 }
 
@@ -163,8 +178,7 @@ static inline bool cidk_mask_test_and_set_atomic(struct cidk_mask *m,
 {
 	unsigned long b = cidk__bit_mask(bit);
 
-	return (atomic_fetch_or(cidk__mask_aword(m, cidk__bit_word(bit)), b) &
-		b) != 0;
+	return (cidk__mask_fetch_or(m, cidk__bit_word(bit), b) & b) != 0;
 }
 
 static inline bool cidk_mask_test_and_clear_atomic(struct cidk_mask *m,
@@ -172,10 +186,21 @@ static inline bool cidk_mask_test_and_clear_atomic(struct cidk_mask *m,
 {
 	unsigned long b = cidk__bit_mask(bit);
 
-	return (atomic_fetch_and(cidk__mask_aword(m, cidk__bit_word(bit)),
-				 ~b) &
-		b) != 0;
+	return (cidk__mask_fetch_and(m, cidk__bit_word(bit), ~b) & b) != 0;
 }
+
+#ifndef __cplusplus
+/*
+ * The _Atomic view of word @word, for the library's own C11 code
+ * (lib/mask/atomic.c); same size and representation as unsigned long on
+ * every compiler cidkit supports (checked there).  Not in C++.
+ */
+static inline _Atomic unsigned long *cidk__mask_aword(struct cidk_mask *m,
+						      unsigned int word)
+{
+	return (_Atomic unsigned long *)&m->bits[word];
+}
+#endif
 
 /* ---- ranges --------------------------------------------------------------- */
 
@@ -352,5 +377,9 @@ CIDK_EXPORT size_t cidk_mask_format_hex(const struct cidk_mask *m, char *buf,
  * string, or NULL with errno ENOMEM.
  */
 CIDK_EXPORT char *cidk_mask_list_alloc(const struct cidk_mask *m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CIDKIT_MASK_H */

@@ -72,6 +72,10 @@
 #include <cidkit/pool.h>
 #include <cidkit/rseq.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Which of the kernel's IDs picks the copy. */
 enum cidk_percpu_index {
 	CIDK_PERCPU_CPU_ID = 1, /* the CPU: copies for every possible CPU */
@@ -546,5 +550,9 @@ cidk_percpu_list_pop(struct cidk_pool *pool, cidk_pool_handle h,
 #endif
 	return cidk_percpu_list_pop_atomic(pool, h, idx);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CIDKIT_PERCPU_H */

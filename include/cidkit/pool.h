@@ -40,6 +40,10 @@
 
 #include <cidkit/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The cache-line size the layout guarantees separation for (bytes). */
 #define CIDK_POOL_LINE 64u
 /* Largest alignment cidk_pool_alloc accepts (the base's alignment). */
@@ -98,5 +102,9 @@ static inline void *cidk_pool_ptr(const struct cidk_pool *pool,
 {
 	return pool->base + (size_t)cid * pool->stride + h;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CIDKIT_POOL_H */

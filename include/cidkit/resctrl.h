@@ -39,6 +39,10 @@
 #include <cidkit/common.h>
 #include <cidkit/mask.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum cidk_rc_event {
 	CIDK_RC_MBM_TOTAL,     /* mbm_total_bytes (cumulative bytes) */
 	CIDK_RC_MBM_LOCAL,     /* mbm_local_bytes (cumulative bytes) */
@@ -84,7 +88,7 @@ struct cidk_rc_rate {
 
 /* Why opening failed: the file or directory and what was wrong. */
 struct cidk_resctrl_err {
-	char path[PATH_MAX];
+	char path[CIDK_PATH_MAX];
 	char msg[160];
 };
 
@@ -213,5 +217,9 @@ CIDK_EXPORT void cidk_resctrl_stats(const struct cidk_resctrl *rc,
 
 /* cidk_resctrl_close - stop the readers, close every file, free. NULL ok. */
 CIDK_EXPORT void cidk_resctrl_close(struct cidk_resctrl *rc);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CIDKIT_RESCTRL_H */

@@ -40,6 +40,10 @@
 
 #include <cidkit/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * struct cidk_rseq_abi - the kernel's struct rseq (uapi linux/rseq.h), with
  * the fields added in Linux 6.3 (node_id, mm_cid).  Declared here because
@@ -172,5 +176,9 @@ CIDK_EXPORT int cidk_rseq_info(struct cidk_rseq_info *out);
 
 /* cidk_rseq_owner_name - "glibc", "cidkit" or "none". */
 CIDK_EXPORT const char *cidk_rseq_owner_name(enum cidk_rseq_owner owner);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CIDKIT_RSEQ_H */

@@ -19,6 +19,10 @@
 #include <cidkit/common.h>
 #include <cidkit/topo.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A "policy" that indexes areas by CPU number instead of by CID. */
 #define CIDK_SIM_PER_CPU (-1)
 
@@ -161,5 +165,9 @@ struct cidk_sim_switch_result {
 CIDK_EXPORT int cidk_sim_switch(const struct cidk_sim_sched_params *p,
 				struct cidk_sim_switch_result *r,
 				struct cidk_topo_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CIDKIT_SIM_H */

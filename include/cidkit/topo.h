@@ -21,6 +21,10 @@
 #include <cidkit/common.h>
 #include <cidkit/mask.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Largest nr_cpu_ids cidkit accepts (from sysfs, a spec, or
  * cidk_topo_alloc()): eight times the kernel's largest NR_CPUS.
@@ -50,7 +54,7 @@ enum cidk_topo_dist {
 
 /* Why a discovery or spec failed: the file (or spec) and what was wrong. */
 struct cidk_topo_err {
-	char path[PATH_MAX]; /* the file, or the spec string */
+	char path[CIDK_PATH_MAX]; /* the file, or the spec string */
 	char msg[160];	     /* e.g. "malformed cpulist at offset 3" */
 };
 
@@ -223,5 +227,9 @@ CIDK_EXPORT bool cidk_topo_span_sane_pairwise(const struct cidk_topo *t,
  * MT-safe against any other use of @t.
  */
 CIDK_EXPORT int cidk_topo_remove_cpu(struct cidk_topo *t, unsigned int cpu);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CIDKIT_TOPO_H */

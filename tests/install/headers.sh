@@ -1,0 +1,97 @@
+#!/bin/sh
+# tests/install/headers.sh - the public headers as a user's compiler sees
+# them.  Speaks TAP.
+#   1. every include/cidkit/*.h compiles on its own (no other include, no
+#      feature-test macro) as -std=c11 -pedantic (gcc, clang), -std=gnu17,
+#      and C++17 -pedantic (g++, clang++), all with -Wall -Wextra -Wundef
+#      -Werror;
+#   2. C++ calls the library (cxx_call.cc, with g++ and clang++, linked to
+#      libcidkit.so) and sees every public struct with C's layout;
+#   3. mask.h's atomic bit operations compile, as C and as C++, to the
+#      instructions of the C11 _Atomic code they replaced (atomic_ref.c):
+#      making the header C++-safe cost the C path nothing.
+#   headers.sh SOURCE_ROOT LIBCIDKIT_SO
+set -u
+SRC=$1
+SO=$2
+HERE=$SRC/tests/install
+
+n=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { # ok STATUS WHAT [DETAIL-FILE]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		[ $# -ge 3 ] && [ -f "$3" ] && sed 's/^/#   /' "$3" | head -30
+	fi
+}
+
+W="-Wall -Wextra -Wundef -Werror"
+# One unit per header (with a declaration after the include: an empty unit
+# is itself an error); one compiler run per mode compiles them all, each
+# unit on its own, and a header fails if its unit shows in the errors.
+units=""
+for h in "$SRC"/include/cidkit/*.h; do
+	name=$(basename "$h" .h)
+	printf '#include <cidkit/%s.h>\ntypedef int headers_sh_nonempty;\n' "$name" >"$tmp/h_$name.c"
+	units="$units $tmp/h_$name.c"
+done
+for mode in "gcc -x c -std=c11 -pedantic -Wstrict-prototypes" \
+	"clang -x c -std=c11 -pedantic -Wstrict-prototypes" \
+	"gcc -x c -std=gnu17 -Wstrict-prototypes" \
+	"g++ -x c++ -std=c++17 -pedantic" \
+	"clang++ -x c++ -std=c++17 -pedantic"; do
+	# shellcheck disable=SC2086
+	$mode $W -I"$SRC/include" -fsyntax-only $units >"$tmp/err" 2>&1
+	rc=$?
+	for u in $units; do
+		name=$(basename "$u" .c)
+		name=${name#h_}
+		! grep -q "$u" "$tmp/err" && { [ $rc -eq 0 ] || [ -s "$tmp/err" ]; }
+		ok $? "cidkit/$name.h alone: $mode" "$tmp/err"
+	done
+done
+
+gcc -std=c11 $W -I"$SRC/include" -c "$HERE/cxx_abi.c" -o "$tmp/cxx_abi.o" >"$tmp/err" 2>&1
+ok $? "cxx_abi.c (the C layout, CIDK_PATH_MAX == PATH_MAX)" "$tmp/err"
+for cxx in g++ clang++; do
+	$cxx -std=c++17 -pedantic $W -I"$SRC/include" "$HERE/cxx_call.cc" \
+		"$tmp/cxx_abi.o" "$SO" -pthread -o "$tmp/cxx_call" >"$tmp/err" 2>&1 &&
+		LD_LIBRARY_PATH=$(dirname "$SO") "$tmp/cxx_call" >"$tmp/err" 2>&1
+	ok $? "$cxx: calls from C++ and the C layout of every public struct" "$tmp/err"
+done
+
+# Instructions of each function, without addresses or padding.
+insns() {
+	objdump -d --no-show-raw-insn "$1" | awk '
+		/^[0-9a-f]+ <.*>:$/ { name = $2; next }
+		/^ *[0-9a-f]+:\t/ {
+			sub(/^ *[0-9a-f]+:\t/, "")
+			if ($0 !~ /^(nop|xchg +%ax,%ax|data16|cs nop)/)
+				print name, $0
+		}'
+}
+for cc in gcc clang; do
+	cxx=g++
+	[ $cc = clang ] && cxx=clang++
+	$cc -std=c11 -O2 $W -I"$SRC/include" -c "$HERE/atomic_ref.c" -o "$tmp/ref.o" &&
+		$cc -std=c11 -O2 $W -I"$SRC/include" -c "$HERE/atomic_use.c" -o "$tmp/c.o" &&
+		$cxx -std=c++17 -O2 $W -I"$SRC/include" -x c++ -c "$HERE/atomic_use.c" \
+			-o "$tmp/cxx.o" >"$tmp/err" 2>&1
+	ok $? "$cc/$cxx: atomic_ref.c and atomic_use.c compile" "$tmp/err"
+	insns "$tmp/ref.o" >"$tmp/ref.s"
+	insns "$tmp/c.o" >"$tmp/c.s"
+	insns "$tmp/cxx.o" >"$tmp/cxx.s"
+	[ "$(grep -c lock "$tmp/ref.s")" -ge 4 ] && diff "$tmp/ref.s" "$tmp/c.s" >"$tmp/err" 2>&1
+	ok $? "$cc -O2: mask.h atomics = the C11 _Atomic code, instruction for instruction" "$tmp/err"
+	diff "$tmp/ref.s" "$tmp/cxx.s" >"$tmp/err" 2>&1
+	ok $? "$cxx -O2: the same instructions from C++" "$tmp/err"
+done
+
+echo "1..$n"
+[ $failed -eq 0 ]
