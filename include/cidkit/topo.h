@@ -225,16 +225,18 @@ CIDK_EXPORT const char *cidk_topo_note(const struct cidk_topo *t,
 				       unsigned int i);
 
 /*
- * cidk_topo_group_next - the lowest online CPU >= @cpu that is the lowest
- * online CPU of its group at @level, or nr_cpu_ids: starting from 0 and
- * then from the last answer + 1 visits every group of the level once, in
- * order of their first online CPU.  O(1) per CPU skipped when each group's
- * lowest CPU is online (always so from sysfs and specs), O(non-zero words
- * of the group) per CPU otherwise.
+ * cidk_topo_group_cpus - one online CPU of each group at @level (the
+ * group's lowest online CPU), ascending, into @cpus[0..@n); returns the
+ * number of groups (cidk_topo_nr_groups(), 0 if the level is absent),
+ * which may exceed @n (then only the first @n are written).  Each stored
+ * group once, also on a level that fails sanity (where groups overlap).
+ * O(N + groups) time, O(groups / 8) bytes of scratch; -1U (UINT_MAX) if
+ * the scratch cannot be allocated.  MT-safe.
  */
-CIDK_EXPORT unsigned int cidk_topo_group_next(const struct cidk_topo *t,
+CIDK_EXPORT unsigned int cidk_topo_group_cpus(const struct cidk_topo *t,
 					      enum cidk_topo_level level,
-					      unsigned int cpu);
+					      unsigned int *cpus,
+					      unsigned int n);
 
 /*
  * cidk_topo_group_list - the online CPUs of @cpu's group at @level as a

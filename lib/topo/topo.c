@@ -630,37 +630,33 @@ void cidk__topo_group_to_mask(const struct cidk__topo_group *g,
 		m->bits[g->nz[k]] = g->w[k];
 }
 
-/* The lowest online CPU of @g, or nr_cpu_ids. */
-static unsigned int group_first_online(const struct cidk_topo *t,
-				       const struct cidk__topo_group *g)
+unsigned int cidk_topo_group_cpus(const struct cidk_topo *t,
+				  enum cidk_topo_level level, unsigned int *cpus,
+				  unsigned int n)
 {
-	if (g->first < t->nr_cpu_ids && cidk_mask_test(t->online, g->first))
-		return g->first;
-	for (unsigned int k = 0; k < g->nr_nz; k++) {
-		unsigned long w = g->w[k] & t->online->bits[g->nz[k]];
+	const struct cidk__topo_level *lv;
+	unsigned long *seen;
+	unsigned int k = 0, c;
 
-		if (w)
-			return g->nz[k] * CIDK_BITS_PER_LONG +
-			       (unsigned int)__builtin_ctzl(w);
+	if ((unsigned int)level >= CIDK_TOPO_NR_LEVELS || !t->lv[level].present)
+		return 0;
+	lv = &t->lv[level];
+	seen = calloc(lv->nr / CIDK_BITS_PER_LONG + 1, sizeof(*seen));
+	if (!seen)
+		return UINT_MAX;
+	cidk_mask_for_each(c, t->online) {
+		uint32_t gi = lv->grp[c];
+
+		if (gi == CIDK__TOPO_NONE ||
+		    (seen[gi / CIDK_BITS_PER_LONG] & (1UL << gi % CIDK_BITS_PER_LONG)))
+			continue;
+		seen[gi / CIDK_BITS_PER_LONG] |= 1UL << gi % CIDK_BITS_PER_LONG;
+		if (k < n)
+			cpus[k] = c;
+		k++;
 	}
-	return t->nr_cpu_ids;
-}
-
-unsigned int cidk_topo_group_next(const struct cidk_topo *t,
-				  enum cidk_topo_level level, unsigned int cpu)
-{
-	unsigned int c;
-
-	if ((unsigned int)level >= CIDK_TOPO_NR_LEVELS)
-		return t->nr_cpu_ids;
-	for (c = cidk_mask_next(t->online, cpu); c < t->nr_cpu_ids;
-	     c = cidk_mask_next(t->online, c + 1)) {
-		const struct cidk__topo_group *g = cidk__topo_group_of(t, level, c);
-
-		if (g && group_first_online(t, g) == c)
-			return c;
-	}
-	return t->nr_cpu_ids;
+	free(seen);
+	return k;
 }
 
 /* Append @s to @buf at *@len (counting what does not fit). */

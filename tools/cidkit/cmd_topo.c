@@ -51,12 +51,16 @@ static char *group_of(const struct cidk_topo *t, enum cidk_topo_level l,
 static void print_groups(const struct cidk_topo *t, enum cidk_topo_level l,
 			 bool json)
 {
-	unsigned int n = cidk_topo_nr_cpu_ids(t);
+	unsigned int n = cidk_topo_nr_groups(t, l);
+	unsigned int *cpus = malloc((n ? n : 1) * sizeof(*cpus));
 	const char *sep = "";
 
-	for (unsigned int c = cidk_topo_group_next(t, l, 0); c < n;
-	     c = cidk_topo_group_next(t, l, c + 1)) {
-		char *g = group_of(t, l, c);
+	if (!cpus || cidk_topo_group_cpus(t, l, cpus, n) != n) {
+		fputs("cidkit: topo: out of memory\n", stderr);
+		exit(CLI_EXIT_USAGE);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		char *g = group_of(t, l, cpus[i]);
 
 		fputs(sep, stdout);
 		if (json)
@@ -66,6 +70,7 @@ static void print_groups(const struct cidk_topo *t, enum cidk_topo_level l,
 		sep = json ? ", " : " ";
 		free(g);
 	}
+	free(cpus);
 }
 
 static char *list_of(const struct cidk_mask *m)
