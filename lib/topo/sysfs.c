@@ -537,7 +537,7 @@ nomem:
  * The cpuN folders of devices/system/cpu into r->dirs (kernels before
  * 2.6.27 have no possible/online files).  O(entries).
  */
-static int list_cpu_dirs(struct reader *r)
+static int list_cpu_dirs(struct reader *r, const char *why)
 {
 	struct dirent *de;
 	int rc = 0;
@@ -545,7 +545,8 @@ static int list_cpu_dirs(struct reader *r)
 
 	d = opendir(full(r, "devices/system/cpu"));
 	if (!d) {
-		cidk__topo_err(r->err, r->path, "missing");
+		cidk__topo_err(r->err, full(r, why),
+			       "missing (and no devices/system/cpu folder)");
 		return -ENOENT;
 	}
 	while ((de = readdir(d))) {
@@ -746,7 +747,7 @@ int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 	if (rc == -ENOENT) {
 		/* before 2.6.27: the cpuN folders are the possible CPUs */
 		no_possible = true;
-		if ((rc = list_cpu_dirs(&r)))
+		if ((rc = list_cpu_dirs(&r, "devices/system/cpu/possible")))
 			goto out;
 		listed = true;
 		if (cidk_mask_empty(r.dirs)) {
@@ -784,7 +785,7 @@ int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 	rc = read_file(&r, "devices/system/cpu/online", true);
 	if (rc == -ENOENT) {
 		no_online = true;
-		if ((!listed && (rc = list_cpu_dirs(&r))) ||
+		if ((!listed && (rc = list_cpu_dirs(&r, "devices/system/cpu/online"))) ||
 		    (rc = online_from_dirs(&r, m)))
 			goto out;
 		full(&r, "devices/system/cpu/online");
