@@ -273,6 +273,17 @@ ok $? "bench topo --json: machines with pairwise, linear and rebuild medians"
 run bench topo --machine 2s4c2t --machine 4s4c2t --reps 3
 [ $rc -eq 0 ] && echo "$out" | grep -q '^growth 2s4c2t -> 4s4c2t'
 ok $? "bench topo: table and growth"
+# The issue's bar: at 1920 CPUs the linear span + nesting check is at
+# least 50x faster than the pairwise one (measured: over 1000x).
+run bench topo --machine uv-1920 --reps 3 --json
+[ $rc -eq 0 ] && python3 -c '
+import json, sys
+m = json.loads(sys.stdin.read())["machines"][0]
+r = m["pairwise_ns"] / m["linear_ns"]
+print("# pairwise / linear at 1920 CPUs: %.0fx" % r)
+assert r >= 50, r
+' <"$tmp/out"
+ok $? "bench topo uv-1920: linear span + nesting >= 50x faster than pairwise"
 expect_usage_error "bench topo --reps 0" bench topo --reps 0
 expect_usage_error "bench topo bad machine" bench topo --machine 2q
 expect_usage_error "bench topo unknown option" bench topo --frob
