@@ -32,6 +32,7 @@ done <<'TABLE'
 64|hex|taskset|00000001,00000000|0x100000000
 64|taskset|hex|0x100000000|00000001,00000000
 96|hex|list|1,,,0|32
+8|list|list|1,,3|1,3
 TABLE
 
 # A trailing newline is tolerated.

@@ -98,6 +98,24 @@ echo "$out" | grep -q '^online: 0-1,3-4,6-12,14-15 (13 of 16 possible CPUs)$' &&
 	echo "$out" | grep -Eq '^smt +7 +1 +2 +0,8$'
 ok $? "offline CPUs: not online, in no group"
 
+# The shown outputs of docs/topo.md, byte for byte (run from the source
+# root, as the blocks' relative paths are).
+python3 - "$CIDKIT" "$(dirname "$0")/../.." <<'PY'
+import re, subprocess, sys
+cidkit, root = sys.argv[1], sys.argv[2]
+text = open(root + "/docs/topo.md").read()
+blocks = re.findall(r"```\n\$ build/cidkit (topo [^\n]*)\n(.*?)```", text, re.S)
+bad = 0
+for args, want in blocks:
+    got = subprocess.run([cidkit] + args.split(), cwd=root, capture_output=True,
+                         text=True).stdout
+    if got != want:
+        bad += 1
+        print("# docs/topo.md: cidkit %s printed:\n# %s" % (args, got.replace("\n", "\n# ")))
+assert len(blocks) >= 3 and not bad, (len(blocks), bad)
+PY
+ok $? "the cidkit topo outputs shown in docs/topo.md are what it prints"
+
 # Presets (expected values from their shapes, by hand).
 run topo --machine epyc-9654-2s --json
 [ $rc -eq 0 ] && [ "$out" = '{"nr_cpus": 384, "online": "0-383", "levels": [{"name": "smt", "nr_groups": 192, "min_span": 2, "max_span": 2}, {"name": "llc", "nr_groups": 24, "min_span": 16, "max_span": 16}, {"name": "pkg", "nr_groups": 2, "min_span": 192, "max_span": 192}, {"name": "numa", "nr_groups": 2, "min_span": 192, "max_span": 192}], "span_sane": true, "insane_level": null, "notes": []}' ]
