@@ -101,8 +101,8 @@ ok $? "offline CPUs: not online, in no group"
 # The shown outputs of docs/topo.md, byte for byte (run from the source
 # root, as the blocks' relative paths are).
 python3 - "$CIDKIT" "$(dirname "$0")/../.." <<'PY'
-import re, subprocess, sys
-cidkit, root = sys.argv[1], sys.argv[2]
+import os, re, subprocess, sys
+cidkit, root = os.path.abspath(sys.argv[1]), sys.argv[2]
 text = open(root + "/docs/topo.md").read()
 blocks = re.findall(r"```\n\$ build/cidkit (topo [^\n]*)\n(.*?)```", text, re.S)
 bad = 0
@@ -238,6 +238,19 @@ expect_file_error "a garbled cache map is not an empty one" "cpu5/cache/index4/s
 broken zero-cache-map
 echo "00000000,00000010" >"$work/t/devices/system/cpu/cpu5/cache/index4/shared_cpu_map"
 expect_file_error "a non-empty cache map without its CPU" "cpu5/cache/index4/shared_cpu_map" topo --sysfs-root "$work/t"
+
+# Hostile cost: two folders, cpu0 and cpu65535, and nothing else but their
+# sibling lists: 65536 possible CPUs from two folders, read at once.
+rm -rf "$work/t"
+mkdir -p "$work/t/devices/system/cpu/cpu0/topology" "$work/t/devices/system/cpu/cpu65535/topology"
+echo 0 >"$work/t/devices/system/cpu/cpu0/topology/thread_siblings_list"
+echo 65535 >"$work/t/devices/system/cpu/cpu65535/topology/thread_siblings_list"
+t0=$(date +%s%N)
+run topo --sysfs-root "$work/t" --json
+t1=$(date +%s%N)
+[ $rc -eq 0 ] && echo "$out" | grep -q '"nr_cpus": 2, "online": "0,65535"' &&
+	[ $(( (t1 - t0) / 1000000 )) -lt 5000 ]
+ok $? "cpu0 and cpu65535 folders only: 65536 possible CPUs, 2 online, in $(( (t1 - t0) / 1000000 )) ms (< 5 s)"
 
 # physical_package_id without package masks: one package per id.
 broken offline
