@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/bench_topo.h - span sanity, pairwise vs linear, side by side on one
- * synthetic machine, plus what a CPU going offline costs: rebuilding every
+ * bench/bench_topo.h - sanity (span and level nesting), pairwise vs
+ * linear, side by side on one synthetic machine, plus what a CPU going offline costs: rebuilding every
  * level from the masks without that CPU and validating it again (the
  * kernel does this on hotplug; on a 1920-CPU machine the quadratic check
  * made it 2.18 s per CPU, the linear one 1.01 s).
@@ -12,8 +12,8 @@
 #include "util/stats.h"
 
 enum bench_topo_way {
-	BENCH_TOPO_PAIRWISE, /* cidk_topo_span_sane_pairwise() */
-	BENCH_TOPO_LINEAR,   /* cidk_topo_span_sane() */
+	BENCH_TOPO_PAIRWISE, /* cidk_topo_sane_pairwise(): span + nesting */
+	BENCH_TOPO_LINEAR,   /* cidk_topo_sane(): span + nesting */
 	BENCH_TOPO_REBUILD,  /* rebuild levels without one CPU + linear check */
 	BENCH_TOPO_NR,
 };

@@ -58,10 +58,24 @@ struct cidk_topo_err {
 	char msg[160];	     /* e.g. "malformed cpulist at offset 3" */
 };
 
-/* Where span sanity failed: level and the two CPUs whose masks overlap. */
+/* Which rule a topology broke (struct cidk_topo_insane.kind). */
+enum cidk_topo_insane_kind {
+	CIDK_TOPO_INSANE_SPAN, /* two masks overlap without being equal */
+	CIDK_TOPO_INSANE_NEST, /* a group is not a union of groups below */
+};
+
+/*
+ * Where sanity failed.  SPAN: at @level the masks of cpu_a and cpu_b
+ * overlap without being equal (cpu_a == cpu_b: a CPU outside its own
+ * mask).  NEST: cpu_a's group at @level is not a union of groups at
+ * @below: cpu_b shares cpu_a's group at @below but is in another group at
+ * @level.  Always cpu_a <= cpu_b.
+ */
 struct cidk_topo_insane {
 	enum cidk_topo_level level;
 	unsigned int cpu_a, cpu_b;
+	enum cidk_topo_insane_kind kind;
+	enum cidk_topo_level below; /* NEST only */
 };
 
 struct cidk_topo; /* opaque */
@@ -107,16 +121,23 @@ CIDK_EXPORT int cidk_topo_set_mask(struct cidk_topo *t,
  *
  * nr_cpu_ids is the last CPU of devices/system/cpu/possible plus one; the
  * online CPUs come from .../online; each online CPU must have a topology/
- * folder.  Every mask read is intersected with the online CPUs and must
- * contain its own CPU.  Which files are read, in which order, and when the
- * cluster and die levels count as present: docs/topo.md.  Errors: -ENOENT
- * (a required file is missing), -EINVAL (a file is garbled), -ERANGE (a
- * CPU beyond possible, or more than CIDK_TOPO_MAX_CPUS), -EISDIR or
- * -EINVAL (a directory, FIFO or device where a file belongs: refused at
- * once, never read), -ENAMETOOLONG (@root leaves no room for the paths
- * under it), -ENOMEM, or the errno of a failed read.  Every file is at most
- * 4 MiB and parses in O(size + regions x nr_cpu_ids / 64).  *out is
- * untouched on failure.  MT-safe.
+ * folder.  Kernels before 2.6.27 have neither file: then the cpuN/
+ * folders give the possible CPUs and each cpuN/online ("1", "0", absent:
+ * online) the online ones.  A CPU without package files is grouped by its
+ * physical_package_id, or, without one, into one package; an LLC whose
+ * shared_cpu_map is all zeros gets the CPU's SMT group; a cluster or die
+ * level of one-CPU groups is dropped as degenerate.  Each inference is a
+ * note (cidk_topo_note()).  Every mask read is intersected with the online
+ * CPUs and must contain its own CPU.  Which files are read, in which
+ * order, and when the cluster and die levels count as present:
+ * docs/topo.md.  Errors: -ENOENT (a required file is missing), -EINVAL (a
+ * file is garbled: a file that exists is never skipped), -ERANGE (a CPU
+ * beyond possible, or more than CIDK_TOPO_MAX_CPUS), -EISDIR or -EINVAL (a
+ * directory, FIFO or device where a file belongs: refused at once, never
+ * read), -ENAMETOOLONG (@root leaves no room for the paths under it),
+ * -ENOMEM, or the errno of a failed read.  Every file is at most 4 MiB and
+ * parses in O(size + regions x nr_cpu_ids / 64); a folder listing costs
+ * O(entries).  *out is untouched on failure.  MT-safe.
  */
 CIDK_EXPORT int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 				     struct cidk_topo_err *err);
@@ -195,6 +216,44 @@ CIDK_EXPORT enum cidk_topo_dist cidk_topo_distance(const struct cidk_topo *t,
 						   unsigned int a,
 						   unsigned int b);
 
+/*
+ * cidk_topo_nr_notes, cidk_topo_note - what discovery had to infer, one
+ * sentence each ("cpu/possible missing: ..."): a fallback of
+ * cidk_topo_from_sysfs() (docs/topo.md lists them) or a level dropped as
+ * degenerate.  cidk_topo_note() returns NULL for @i >= the number of
+ * notes.  At most one note per kind, each at most 200 bytes, naming files
+ * relative to devices/system/cpu.  MT-safe.
+ */
+CIDK_EXPORT unsigned int cidk_topo_nr_notes(const struct cidk_topo *t);
+CIDK_EXPORT const char *cidk_topo_note(const struct cidk_topo *t,
+				       unsigned int i);
+
+/*
+ * cidk_topo_group_cpus - one online CPU of each group at @level (the
+ * group's lowest online CPU), ascending, into @cpus[0..@n); returns the
+ * number of groups (cidk_topo_nr_groups(), 0 if the level is absent),
+ * which may exceed @n (then only the first @n are written).  Each stored
+ * group once, also on a level that fails sanity (where groups overlap).
+ * O(N + groups) time, O(groups / 8) bytes of scratch; -1U (UINT_MAX) if
+ * the scratch cannot be allocated.  MT-safe.
+ */
+CIDK_EXPORT unsigned int cidk_topo_group_cpus(const struct cidk_topo *t,
+					      enum cidk_topo_level level,
+					      unsigned int *cpus,
+					      unsigned int n);
+
+/*
+ * cidk_topo_group_list - the online CPUs of @cpu's group at @level as a
+ * canonical cpulist ("0-7,192-199") into @buf, cut to @size - 1 bytes and
+ * NUL-terminated when @size > 0; returns the length of the whole list (as
+ * snprintf does: call with size 0 to learn it), 0 for no group.  No
+ * full-width copy: O(group's non-zero words + its CPUs).  MT-safe.
+ */
+CIDK_EXPORT size_t cidk_topo_group_list(const struct cidk_topo *t,
+					enum cidk_topo_level level,
+					unsigned int cpu, char *buf,
+					size_t size);
+
 /* ---- span sanity ---------------------------------------------------------- */
 
 /*
@@ -219,6 +278,31 @@ CIDK_EXPORT bool cidk_topo_span_sane(const struct cidk_topo *t,
  */
 CIDK_EXPORT bool cidk_topo_span_sane_pairwise(const struct cidk_topo *t,
 					      struct cidk_topo_insane *why);
+
+/*
+ * cidk_topo_sane - span sanity (above) and level nesting: bottom-up, at
+ * each non-NUMA level present, first its span, then that each of its
+ * groups is a union of groups of the nearest non-NUMA level present below
+ * (the scheduler's "child domain inside its parent").  Only online CPUs
+ * with a mask at both levels count.  The first failure is reported in
+ * @why (kind SPAN or NEST).
+ *
+ * Nesting costs O(N) per level, after the span check of both levels has
+ * passed: then a group is named by its lowest CPU, and nesting holds iff
+ * all online CPUs of one group below share one group above, which one
+ * pass with one array of N ids checks.  Falls back to the pairwise
+ * check if its scratch memory cannot be allocated.  MT-safe (read-only).
+ */
+CIDK_EXPORT bool cidk_topo_sane(const struct cidk_topo *t,
+				struct cidk_topo_insane *why);
+
+/*
+ * The quadratic reference: span pairwise, and nesting by comparing every
+ * pair of online CPUs (equal groups below must mean equal groups above).
+ * Same verdict, level and kind as cidk_topo_sane() (the CPUs may differ).
+ */
+CIDK_EXPORT bool cidk_topo_sane_pairwise(const struct cidk_topo *t,
+					 struct cidk_topo_insane *why);
 
 /*
  * cidk_topo_remove_cpu - take @cpu offline: drop it from the online mask

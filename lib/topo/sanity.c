@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Span sanity: at each non-NUMA level, the masks of any two online CPUs
- * are equal or disjoint (and each CPU is in its own mask).
+ * are equal or disjoint (and each CPU is in its own mask).  Nesting
+ * (cidk_topo_sane()): each group of a level is a union of groups of the
+ * nearest level below; checked after both levels passed span sanity, by
+ * group ids (level_nests_linear()).
  *
  * Linear check (DESIGN.md), per level, CPUs in ascending order, with a
  * covered mask (the CPUs of every group met so far) and a seen-ids mask
@@ -40,6 +43,27 @@ static void report(struct cidk_topo_insane *why, int l, unsigned int a,
 	why->level = (enum cidk_topo_level)l;
 	why->cpu_a = a < b ? a : b;
 	why->cpu_b = a < b ? b : a;
+	why->kind = CIDK_TOPO_INSANE_SPAN;
+	why->below = (enum cidk_topo_level)l;
+}
+
+static void report_nest(struct cidk_topo_insane *why, int l, int below,
+			unsigned int a, unsigned int b)
+{
+	report(why, l, a, b);
+	if (why) {
+		why->kind = CIDK_TOPO_INSANE_NEST;
+		why->below = (enum cidk_topo_level)below;
+	}
+}
+
+/* The nearest non-NUMA level present below @l, or -1. */
+static int level_below(const struct cidk_topo *t, int l)
+{
+	while (--l >= 0)
+		if (level_checked(t, l))
+			return l;
+	return -1;
 }
 
 /* ---- pairwise ---------------------------------------------------------------- */
@@ -86,6 +110,57 @@ bool cidk_topo_span_sane_pairwise(const struct cidk_topo *t,
 	for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++)
 		if (level_checked(t, l) && !level_sane_pairwise(t, l, why))
 			return false;
+	return true;
+}
+
+/*
+ * Nesting, pairwise: any two online CPUs with equal groups at @c (the
+ * level below) have equal groups at @l.
+ */
+static bool level_nests_pairwise(const struct cidk_topo *t, int l, int c,
+				 struct cidk_topo_insane *why)
+{
+	const struct cidk_mask *on = t->online;
+	unsigned int i, j;
+
+	cidk_mask_for_each(i, on) {
+		const struct cidk__topo_group *ci = cidk__topo_group_of(t, c, i);
+		const struct cidk__topo_group *pi = cidk__topo_group_of(t, l, i);
+
+		if (!ci || !pi)
+			continue;
+		for (j = i + 1; j < t->nr_cpu_ids; j++) {
+			const struct cidk__topo_group *cj, *pj;
+
+			if (!cidk_mask_test(on, j))
+				continue;
+			cj = cidk__topo_group_of(t, c, j);
+			pj = cidk__topo_group_of(t, l, j);
+			if (!cj || !pj || !cidk__topo_group_equal(ci, cj))
+				continue;
+			if (!cidk__topo_group_equal(pi, pj)) {
+				report_nest(why, l, c, i, j);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+bool cidk_topo_sane_pairwise(const struct cidk_topo *t,
+			     struct cidk_topo_insane *why)
+{
+	for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++) {
+		int c;
+
+		if (!level_checked(t, l))
+			continue;
+		if (!level_sane_pairwise(t, l, why))
+			return false;
+		c = level_below(t, l);
+		if (c >= 0 && !level_nests_pairwise(t, l, c, why))
+			return false;
+	}
 	return true;
 }
 
@@ -192,8 +267,48 @@ static bool level_sane_linear(const struct cidk_topo *t, int l,
 	return true;
 }
 
-bool cidk_topo_span_sane(const struct cidk_topo *t,
-			 struct cidk_topo_insane *why)
+/*
+ * Nesting, linearly, once both levels passed the span check: a group is
+ * then named by its lowest CPU (two groups holding the same CPU are
+ * equal), so "equal groups below have equal groups above" is: every
+ * online CPU's id above is the one recorded for its id below.  par[] maps
+ * an id below to the id above (CIDK__TOPO_NONE: not met yet), intro[] to
+ * the CPU that recorded it.  O(N): one read of each array per CPU.
+ */
+static bool level_nests_linear(const struct cidk_topo *t, int l, int c,
+			       uint32_t *par, uint32_t *intro,
+			       struct cidk_topo_insane *why)
+{
+	unsigned int nwords = t->online->nwords;
+
+	memset(par, 0xff, t->nr_cpu_ids * sizeof(*par));
+	for (unsigned int w = 0; w < nwords; w++) {
+		unsigned long word = t->online->bits[w];
+
+		while (word) {
+			unsigned int cpu = w * CIDK_BITS_PER_LONG +
+					   (unsigned int)__builtin_ctzl(word);
+			const struct cidk__topo_group *gc, *gp;
+
+			word &= word - 1;
+			gc = cidk__topo_group_of(t, c, cpu);
+			gp = cidk__topo_group_of(t, l, cpu);
+			if (!gc || !gp)
+				continue;
+			if (par[gc->first] == CIDK__TOPO_NONE) {
+				par[gc->first] = gp->first;
+				intro[gc->first] = cpu;
+			} else if (par[gc->first] != gp->first) {
+				report_nest(why, l, c, intro[gc->first], cpu);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+static bool sane_linear(const struct cidk_topo *t, bool nest,
+			struct cidk_topo_insane *why)
 {
 	unsigned int nwords = t->online->nwords;
 	struct scratch s;
@@ -201,15 +316,35 @@ bool cidk_topo_span_sane(const struct cidk_topo *t,
 	void *mem;
 
 	mem = malloc(2 * nwords * sizeof(unsigned long) +
-		     t->nr_cpu_ids * sizeof(uint32_t));
+		     (nest ? 2 : 1) * t->nr_cpu_ids * sizeof(uint32_t));
 	if (!mem)
-		return cidk_topo_span_sane_pairwise(t, why);
+		return nest ? cidk_topo_sane_pairwise(t, why)
+			    : cidk_topo_span_sane_pairwise(t, why);
 	s.covered = mem;
 	s.seen = s.covered + nwords;
 	s.intro = (uint32_t *)(s.seen + nwords);
-	for (int l = 0; l < CIDK_TOPO_NR_LEVELS && sane; l++)
-		if (level_checked(t, l))
-			sane = level_sane_linear(t, l, &s, why);
+	for (int l = 0; l < CIDK_TOPO_NR_LEVELS && sane; l++) {
+		int c;
+
+		if (!level_checked(t, l))
+			continue;
+		sane = level_sane_linear(t, l, &s, why);
+		if (sane && nest && (c = level_below(t, l)) >= 0)
+			sane = level_nests_linear(t, l, c,
+						  s.intro + t->nr_cpu_ids,
+						  s.intro, why);
+	}
 	free(mem);
 	return sane;
+}
+
+bool cidk_topo_span_sane(const struct cidk_topo *t,
+			 struct cidk_topo_insane *why)
+{
+	return sane_linear(t, false, why);
+}
+
+bool cidk_topo_sane(const struct cidk_topo *t, struct cidk_topo_insane *why)
+{
+	return sane_linear(t, true, why);
 }

@@ -4,18 +4,21 @@
  * Documentation/ABI/stable/sysfs-devices-system-cpu and the cacheinfo
  * index files), rooted anywhere so that saved trees can be tested:
  *
- *   devices/system/cpu/possible          nr_cpu_ids = last CPU + 1 (required)
- *   devices/system/cpu/online            online CPUs (required)
+ *   devices/system/cpu/possible          nr_cpu_ids = last CPU + 1
+ *                                        (else: the cpuN folders)
+ *   devices/system/cpu/online            online CPUs (else: each
+ *                                        cpuN/online, absent = online)
  *   cpuN/topology/ (online CPUs only; offline CPUs have none)
  *     smt      core_cpus_list, core_cpus, thread_siblings_list, thread_siblings
  *     cluster  cluster_cpus_list, cluster_cpus                   (optional)
  *     die      die_cpus_list, die_cpus                           (optional)
  *     pkg      package_cpus_list, package_cpus, core_siblings_list,
- *              core_siblings
+ *              core_siblings (else: physical_package_id, else one package)
  *   cpuN/cache/indexK/{level,type,shared_cpu_list|shared_cpu_map}
  *     llc      the highest-level Data or Unified cache (Unified wins a tie);
  *              an index without type or level (the kernel hides unknown
- *              ones) is skipped
+ *              ones) is skipped; an all-zero map (old ia64 kernels)
+ *              means the CPU's SMT group
  *   devices/system/node/nodeM/cpulist (or cpumap)                (optional)
  *     numa
  * The first name that exists is read (newer names before the deprecated
@@ -26,7 +29,9 @@
  * die_cpus even when the machine has no clusters or dies (x86 reports the
  * L2 sharers, arm64 the CPU itself), so cluster is present only if some
  * CPU's cluster differs from its SMT group, and die only if some CPU's die
- * differs from its package.
+ * differs from its package; a cluster or die level of one-CPU groups (arm64
+ * with die_id -1) is dropped as degenerate, as the kernel drops a domain
+ * of one CPU.  Every inference from something missing is a note.
  *
  * Workload: run once; reads (levels + cache indexes) files per online CPU.
  */
@@ -52,6 +57,12 @@ struct reader {
 	char *buf;
 	size_t cap;
 	char path[PATH_MAX];
+	/* fallbacks */
+	struct cidk_mask *dirs;	 /* cpuN folders (CIDK_TOPO_MAX_CPUS wide) */
+	struct cidk_mask *nopkg; /* CPUs without package files */
+	int32_t *pkgid;		 /* their physical_package_id, -1 unknown */
+	unsigned int nr_pkgid;	 /* how many of them have one */
+	unsigned int nr_zero_llc, first_zero_llc, zero_llc_index;
 };
 
 /*
@@ -246,6 +257,29 @@ bad:
 	return -EINVAL;
 }
 
+/* physical_package_id: -1 (unknown) or 0..INT32_MAX, alone in r->buf. */
+static int parse_id(struct reader *r, int32_t *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	if (!strcmp(r->buf, "-1\n") || !strcmp(r->buf, "-1")) {
+		*out = -1;
+		return 0;
+	}
+	if (r->buf[0] < '0' || r->buf[0] > '9')
+		goto bad;
+	v = strtol(r->buf, &end, 10);
+	if (errno || v > INT32_MAX || (*end && strcmp(end, "\n")))
+		goto bad;
+	*out = (int32_t)v;
+	return 0;
+bad:
+	cidk__topo_err(r->err, r->path, "not a package id (-1 or a number)");
+	return -EINVAL;
+}
+
 /*
  * @name is @prefix followed by a decimal number: 1 with *@k set when it is
  * the kernel's spelling (no leading zero, below 100000), 0 when it is not
@@ -341,8 +375,18 @@ static int read_llc(struct reader *r, const struct cidk_topo *t,
 	if (best == UINT32_MAX)
 		return 0;
 	snprintf(rel, sizeof(rel), "%s/index%u", dir, best);
-	if ((rc = read_mask_alt(r, rel, shared, false, m)) ||
-	    (rc = own_mask(r, t, cpu, m)))
+	if ((rc = read_mask_alt(r, rel, shared, false, m)))
+		return rc;
+	if (cidk_mask_empty(m)) {
+		/* old ia64 kernels: an all-zero map; the core's CPUs share it */
+		cidk__topo_group_to_mask(cidk__topo_group_of(t, CIDK_TOPO_SMT,
+							     cpu), m);
+		if (!r->nr_zero_llc++) {
+			r->first_zero_llc = cpu;
+			r->zero_llc_index = best;
+		}
+	}
+	if ((rc = own_mask(r, t, cpu, m)))
 		return rc;
 	return 1;
 }
@@ -450,14 +494,27 @@ static int read_cpu(struct reader *r, struct cidk_topo *t, unsigned int cpu,
 		{ CIDK_TOPO_SMT, smt, false },
 		{ CIDK_TOPO_CLUSTER, cluster, true },
 		{ CIDK_TOPO_DIE, die, true },
-		{ CIDK_TOPO_PKG, pkg, false },
+		{ CIDK_TOPO_PKG, pkg, true },
 	};
-	char dir[96];
+	char dir[96], rel[PATH_MAX];
 	int rc;
 
 	snprintf(dir, sizeof(dir), "devices/system/cpu/cpu%u/topology", cpu);
 	for (unsigned int i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		rc = read_mask_alt(r, dir, files[i].names, files[i].optional, m);
+		if (rc == -ENOENT && files[i].level == CIDK_TOPO_PKG) {
+			/* no package masks: the id, else one package */
+			cidk_mask_set(r->nopkg, cpu);
+			r->pkgid[cpu] = -1;
+			join(rel, sizeof(rel), dir, "physical_package_id");
+			rc = read_file(r, rel, true);
+			if (rc == -ENOENT)
+				continue;
+			if (rc || (rc = parse_id(r, &r->pkgid[cpu])))
+				return rc;
+			r->nr_pkgid += r->pkgid[cpu] >= 0;
+			continue;
+		}
 		if (rc == -ENOENT && files[i].optional)
 			continue;
 		if (rc || (rc = own_mask(r, t, cpu, m)))
@@ -476,12 +533,191 @@ nomem:
 	return rc;
 }
 
+/*
+ * The cpuN folders of devices/system/cpu into r->dirs (kernels before
+ * 2.6.27 have no possible/online files).  O(entries).
+ */
+static int list_cpu_dirs(struct reader *r, const char *why)
+{
+	struct dirent *de;
+	int rc = 0;
+	DIR *d;
+
+	d = opendir(full(r, "devices/system/cpu"));
+	if (!d) {
+		cidk__topo_err(r->err, full(r, why),
+			       "missing (and no devices/system/cpu folder)");
+		return -ENOENT;
+	}
+	while ((de = readdir(d))) {
+		unsigned int k;
+		int named = numbered_name(de->d_name, "cpu", &k);
+
+		if (named < 0) {
+			cidk__topo_err(r->err, r->path,
+				       "'%.32s' is not how the kernel names a CPU (cpuN)",
+				       de->d_name);
+			rc = -EINVAL;
+			break;
+		}
+		if (!named)
+			continue;
+		if (k >= CIDK_TOPO_MAX_CPUS) {
+			cidk__topo_err(r->err, r->path,
+				       "cpu%u: more than %u CPUs", k,
+				       CIDK_TOPO_MAX_CPUS);
+			rc = -ERANGE;
+			break;
+		}
+		cidk_mask_set(r->dirs, k);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Online CPUs from each cpuN/online: "1", "0", or absent (online). */
+static int online_from_dirs(struct reader *r, struct cidk_mask *m)
+{
+	unsigned int cpu;
+
+	cidk_mask_zero(m);
+	cidk_mask_for_each(cpu, r->dirs) {
+		char rel[64];
+		int rc;
+
+		if (cpu >= m->nbits)
+			break;
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%u/online", cpu);
+		rc = read_file(r, rel, true);
+		if (rc == -ENOENT) {
+			cidk_mask_set(m, cpu);
+			continue;
+		}
+		if (rc)
+			return rc;
+		if (!strcmp(r->buf, "1\n") || !strcmp(r->buf, "1"))
+			cidk_mask_set(m, cpu);
+		else if (strcmp(r->buf, "0\n") && strcmp(r->buf, "0")) {
+			cidk__topo_err(r->err, r->path, "not 0 or 1");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Packages of the CPUs without package files: one per physical_package_id,
+ * and one for all those without an id.  O(n log n) for n such CPUs.
+ */
+static int packages_by_id(struct reader *r, struct cidk_topo *t,
+			  struct cidk_mask *m)
+{
+	unsigned int n = cidk_mask_weight(r->nopkg), k = 0, cpu;
+	uint64_t *key = malloc((n ? n : 1) * sizeof(*key));
+	int rc = 0;
+
+	if (!key)
+		return -ENOMEM;
+	cidk_mask_for_each(cpu, r->nopkg)
+		key[k++] = (uint64_t)(uint32_t)(r->pkgid[cpu] + 1) << 32 | cpu;
+	qsort(key, n, sizeof(*key), cmp_u64);
+	for (unsigned int i = 0; i < n && !rc;) {
+		unsigned int j = i;
+
+		cidk_mask_zero(m);
+		for (; j < n && key[j] >> 32 == key[i] >> 32; j++)
+			cidk_mask_set(m, (unsigned int)key[j]);
+		for (; i < j && !rc; i++)
+			rc = cidk_topo_set_mask(t, CIDK_TOPO_PKG,
+						(unsigned int)key[i], m);
+	}
+	free(key);
+	return rc;
+}
+
+/*
+ * Drop @level (cluster or die) when every group there is one CPU: the
+ * kernel drops such a domain as degenerate (arm64 writes die_cpus as the
+ * CPU itself when die_id is -1).
+ */
+static int drop_single(struct cidk_topo *t, enum cidk_topo_level level)
+{
+	unsigned int lo, hi, blo, bhi, groups;
+	int below = -1, rc = 0;
+
+	if (cidk_topo_span_range(t, level, &lo, &hi) || hi != 1)
+		return 0;
+	for (int l = CIDK_TOPO_SMT; l < (int)level; l++)
+		if (!cidk_topo_span_range(t, l, &blo, &bhi) && bhi > 1)
+			below = l;
+	groups = cidk_topo_nr_groups(t, level);
+	if (below >= 0) {
+		cidk_topo_span_range(t, below, &blo, &bhi);
+		rc = cidk__topo_note(t, "%s: %u groups of one CPU above %s groups of up to %u: level dropped as degenerate (as the kernel drops a one-CPU domain)",
+				     cidk_topo_level_name(level), groups,
+				     cidk_topo_level_name(below), bhi);
+	} else {
+		rc = cidk__topo_note(t, "%s: %u groups of one CPU: level dropped as degenerate (as the kernel drops a one-CPU domain)",
+				     cidk_topo_level_name(level), groups);
+	}
+	cidk__topo_drop_level(t, level);
+	return rc;
+}
+
+/* The notes of every fallback taken, in the order they were taken. */
+static int add_notes(struct reader *r, struct cidk_topo *t, bool no_possible,
+		     bool no_online)
+{
+	unsigned int n = cidk_mask_weight(r->nopkg);
+	int rc = 0;
+
+	if (no_possible && no_online)
+		rc = cidk__topo_note(t, "cpu/possible and cpu/online missing: %u possible CPUs from the cpuN folders, online from each cpuN/online (absent: online)",
+				     t->nr_cpu_ids);
+	else if (no_possible)
+		rc = cidk__topo_note(t, "cpu/possible missing: %u possible CPUs from the cpuN folders",
+				     t->nr_cpu_ids);
+	else if (no_online)
+		rc = cidk__topo_note(t, "cpu/online missing: online CPUs from each cpuN/online (absent: online)");
+	if (!rc && r->nr_pkgid)
+		rc = cidk__topo_note(t, "no package_cpus or core_siblings for %u CPUs (cpu%u first): packages from physical_package_id",
+				     r->nr_pkgid, cidk_mask_first(r->nopkg));
+	if (!rc && n > r->nr_pkgid) {
+		unsigned int cpu, first = 0;
+
+		cidk_mask_for_each(cpu, r->nopkg)
+			if (r->pkgid[cpu] < 0) {
+				first = cpu;
+				break;
+			}
+		rc = cidk__topo_note(t, "no package information for %u CPUs (cpu%u first: no package_cpus, core_siblings or physical_package_id): one package assumed",
+				     n - r->nr_pkgid, first);
+	}
+	if (!rc && r->nr_zero_llc)
+		rc = cidk__topo_note(t, "llc: cpu%u/cache/index%u/shared_cpu_map is all zeros (%u CPUs so): the core's CPUs used",
+				     r->first_zero_llc, r->zero_llc_index,
+				     r->nr_zero_llc);
+	if (!rc)
+		rc = drop_single(t, CIDK_TOPO_CLUSTER);
+	if (!rc)
+		rc = drop_single(t, CIDK_TOPO_DIE);
+	return rc;
+}
+
 int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 			 struct cidk_topo_err *err)
 {
 	struct reader r = { .root = root ? root : "/sys", .err = err };
 	struct cidk_mask *m = NULL;
 	struct cidk_topo *t = NULL;
+	bool no_possible = false, no_online = false, listed = false;
 	unsigned int nr, cpu;
 	int rc;
 
@@ -501,9 +737,29 @@ int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 		cidk__topo_err(err, r.root, "out of memory");
 		goto out;
 	}
-	if ((rc = read_file(&r, "devices/system/cpu/possible", false)))
+	r.dirs = cidk_mask_alloc(CIDK_TOPO_MAX_CPUS);
+	if (!r.dirs) {
+		rc = -ENOMEM;
+		cidk__topo_err(err, r.root, "out of memory");
 		goto out;
-	if ((rc = parse_mask(&r, false, m))) {
+	}
+	rc = read_file(&r, "devices/system/cpu/possible", true);
+	if (rc == -ENOENT) {
+		/* before 2.6.27: the cpuN folders are the possible CPUs */
+		no_possible = true;
+		if ((rc = list_cpu_dirs(&r, "devices/system/cpu/possible")))
+			goto out;
+		listed = true;
+		if (cidk_mask_empty(r.dirs)) {
+			cidk__topo_err(err, full(&r, "devices/system/cpu/possible"),
+				       "missing (and no cpuN folders)");
+			rc = -ENOENT;
+			goto out;
+		}
+		cidk_mask_copy(m, r.dirs);
+	} else if (rc) {
+		goto out;
+	} else if ((rc = parse_mask(&r, false, m))) {
 		if (rc == -ERANGE)
 			cidk__topo_err(err, r.path,
 				       "more than %u CPUs", CIDK_TOPO_MAX_CPUS);
@@ -519,14 +775,23 @@ int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 	cidk_mask_free(m);
 	m = cidk_mask_alloc(nr);
 	t = cidk_topo_alloc(nr);
-	if (!m || !t) {
+	r.nopkg = cidk_mask_alloc(nr);
+	r.pkgid = malloc(nr * sizeof(*r.pkgid));
+	if (!m || !t || !r.nopkg || !r.pkgid) {
 		rc = -ENOMEM;
 		cidk__topo_err(err, r.root, "out of memory");
 		goto out;
 	}
-	if ((rc = read_file(&r, "devices/system/cpu/online", false)) ||
-	    (rc = parse_mask(&r, false, m)))
+	rc = read_file(&r, "devices/system/cpu/online", true);
+	if (rc == -ENOENT) {
+		no_online = true;
+		if ((!listed && (rc = list_cpu_dirs(&r, "devices/system/cpu/online"))) ||
+		    (rc = online_from_dirs(&r, m)))
+			goto out;
+		full(&r, "devices/system/cpu/online");
+	} else if (rc || (rc = parse_mask(&r, false, m))) {
 		goto out;
+	}
 	if (cidk_mask_empty(m)) {
 		cidk__topo_err(err, r.path, "no CPU online");
 		rc = -EINVAL;
@@ -536,15 +801,26 @@ int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 	cidk_mask_for_each(cpu, cidk_topo_online(t))
 		if ((rc = read_cpu(&r, t, cpu, m)))
 			goto out;
+	if (!cidk_mask_empty(r.nopkg) && (rc = packages_by_id(&r, t, m))) {
+		cidk__topo_err(err, r.root, "out of memory");
+		goto out;
+	}
 	drop_if_same(t, CIDK_TOPO_CLUSTER, CIDK_TOPO_SMT);
 	drop_if_same(t, CIDK_TOPO_DIE, CIDK_TOPO_PKG);
 	if ((rc = read_numa(&r, t, m)))
 		goto out;
+	if ((rc = add_notes(&r, t, no_possible, no_online))) {
+		cidk__topo_err(err, r.root, "out of memory");
+		goto out;
+	}
 	*out = t;
 	t = NULL;
 out:
 	cidk_topo_free(t);
 	cidk_mask_free(m);
+	cidk_mask_free(r.dirs);
+	cidk_mask_free(r.nopkg);
+	free(r.pkgid);
 	free(r.buf);
 	return rc;
 }

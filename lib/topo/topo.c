@@ -108,6 +108,8 @@ void cidk_topo_free(struct cidk_topo *t)
 		free(lv->grp);
 		free(lv->by_first);
 	}
+	for (unsigned int i = 0; i < t->nr_notes; i++)
+		free(t->notes[i]);
 	cidk_mask_free(t->online);
 	free(t);
 }
@@ -587,4 +589,128 @@ void cidk__topo_drop_level(struct cidk_topo *t, enum cidk_topo_level level)
 	lv->present = false;
 	memset(lv->grp, 0xff, t->nr_cpu_ids * sizeof(*lv->grp));
 	memset(lv->by_first, 0xff, t->nr_cpu_ids * sizeof(*lv->by_first));
+}
+
+/* ---- notes ------------------------------------------------------------------ */
+
+int cidk__topo_note(struct cidk_topo *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *n;
+
+	if (t->nr_notes == CIDK__TOPO_MAX_NOTES)
+		return 0;
+	n = malloc(201);
+	if (!n)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(n, 201, fmt, ap);
+	va_end(ap);
+	t->notes[t->nr_notes++] = n;
+	return 0;
+}
+
+unsigned int cidk_topo_nr_notes(const struct cidk_topo *t)
+{
+	return t->nr_notes;
+}
+
+const char *cidk_topo_note(const struct cidk_topo *t, unsigned int i)
+{
+	return i < t->nr_notes ? t->notes[i] : NULL;
+}
+
+/* ---- groups one by one -------------------------------------------------------- */
+
+void cidk__topo_group_to_mask(const struct cidk__topo_group *g,
+			      struct cidk_mask *m)
+{
+	cidk_mask_zero(m);
+	for (unsigned int k = 0; k < g->nr_nz; k++)
+		m->bits[g->nz[k]] = g->w[k];
+}
+
+unsigned int cidk_topo_group_cpus(const struct cidk_topo *t,
+				  enum cidk_topo_level level, unsigned int *cpus,
+				  unsigned int n)
+{
+	const struct cidk__topo_level *lv;
+	unsigned long *seen;
+	unsigned int k = 0, c;
+
+	if ((unsigned int)level >= CIDK_TOPO_NR_LEVELS || !t->lv[level].present)
+		return 0;
+	lv = &t->lv[level];
+	seen = calloc(lv->nr / CIDK_BITS_PER_LONG + 1, sizeof(*seen));
+	if (!seen)
+		return UINT_MAX;
+	cidk_mask_for_each(c, t->online) {
+		uint32_t gi = lv->grp[c];
+
+		if (gi == CIDK__TOPO_NONE ||
+		    (seen[gi / CIDK_BITS_PER_LONG] & (1UL << gi % CIDK_BITS_PER_LONG)))
+			continue;
+		seen[gi / CIDK_BITS_PER_LONG] |= 1UL << gi % CIDK_BITS_PER_LONG;
+		if (k < n)
+			cpus[k] = c;
+		k++;
+	}
+	free(seen);
+	return k;
+}
+
+/* Append @s to @buf at *@len (counting what does not fit). */
+static void put_str(char *buf, size_t size, size_t *len, const char *s)
+{
+	for (; *s; s++, (*len)++)
+		if (*len + 1 < size)
+			buf[*len] = *s;
+}
+
+static void put_range(char *buf, size_t size, size_t *len, unsigned int a,
+		      unsigned int b)
+{
+	char tmp[32];
+
+	if (a == b)
+		snprintf(tmp, sizeof(tmp), "%s%u", *len ? "," : "", a);
+	else
+		snprintf(tmp, sizeof(tmp), "%s%u-%u", *len ? "," : "", a, b);
+	put_str(buf, size, len, tmp);
+}
+
+size_t cidk_topo_group_list(const struct cidk_topo *t,
+			    enum cidk_topo_level level, unsigned int cpu,
+			    char *buf, size_t size)
+{
+	const struct cidk__topo_group *g = online_group(t, level, cpu);
+	unsigned int start = 0, prev = 0;
+	bool run = false;
+	size_t len = 0;
+
+	if (g) {
+		for (unsigned int k = 0; k < g->nr_nz; k++) {
+			unsigned long w = g->w[k] & t->online->bits[g->nz[k]];
+
+			while (w) {
+				unsigned int c = g->nz[k] * CIDK_BITS_PER_LONG +
+						 (unsigned int)__builtin_ctzl(w);
+
+				w &= w - 1;
+				if (run && c == prev + 1) {
+					prev = c;
+					continue;
+				}
+				if (run)
+					put_range(buf, size, &len, start, prev);
+				start = prev = c;
+				run = true;
+			}
+		}
+		if (run)
+			put_range(buf, size, &len, start, prev);
+	}
+	if (size)
+		buf[len < size ? len : size - 1] = '\0';
+	return len;
 }

@@ -52,11 +52,15 @@ struct cidk__topo_level {
 	unsigned int nr_groups;
 };
 
+#define CIDK__TOPO_MAX_NOTES 8
+
 struct cidk_topo {
 	unsigned int nr_cpu_ids;
 	unsigned int nr_online;
 	struct cidk_mask *online;
 	struct cidk__topo_level lv[CIDK_TOPO_NR_LEVELS];
+	unsigned int nr_notes;
+	char *notes[CIDK__TOPO_MAX_NOTES]; /* what discovery inferred */
 };
 
 /* The group of @cpu at @level, or NULL (absent level, no mask). */
@@ -89,6 +93,17 @@ bool cidk__topo_group_intersects(const struct cidk__topo_group *a,
 
 /* Forget every mask of @level; the level is then absent. */
 void cidk__topo_drop_level(struct cidk_topo *t, enum cidk_topo_level level);
+
+/*
+ * Add a note to @t (at most CIDK__TOPO_MAX_NOTES, each cut at 200 bytes).
+ * Returns 0 or -ENOMEM.
+ */
+int cidk__topo_note(struct cidk_topo *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* @g's bits into @m (zeroed first); @m is nr_cpu_ids wide.  O(words). */
+void cidk__topo_group_to_mask(const struct cidk__topo_group *g,
+			      struct cidk_mask *m);
 
 /* Fill @err (either may be NULL-safe: err may be NULL). */
 void cidk__topo_err(struct cidk_topo_err *err, const char *path,

@@ -22,6 +22,17 @@ done <<'TABLE'
 64|hex|list|ffffffff,00000003|0-1,32-63
 8|hex|hex|f|0f
 128|list|list|0-63,79-97|0-63,79-97
+8|taskset|list|0x3|0-1
+8|taskset|list|3|0-1
+8|taskset|list|0000000000000003|0-1
+8|taskset|hex|0XfF|ff
+8|taskset|taskset|0x00|0x0
+128|list|taskset|0,33,127|0x80000000000000000000000200000001
+8|list|taskset||0x0
+64|hex|taskset|00000001,00000000|0x100000000
+64|taskset|hex|0x100000000|00000001,00000000
+96|hex|list|1,,,0|32
+8|list|list|1,,3|1,3
 TABLE
 
 # A trailing newline is tolerated.
@@ -49,7 +60,28 @@ y"
 expect_usage_error "bad stride" cpulist --nbits 16 "0-15:5/4"
 expect_usage_error "hex too wide" cpulist --nbits 8 --from hex "100"
 expect_usage_error "hex not hex" cpulist --nbits 8 --from hex "0xff"
-expect_usage_error "missing --nbits" cpulist "0-3"
+expect_usage_error "taskset: a bit beyond --nbits" cpulist --nbits 8 --from taskset "0x100"
+expect_usage_error "taskset: one word, no commas" cpulist --nbits 64 --from taskset "0x3,00000000"
+expect_usage_error "taskset: no digits" cpulist --nbits 8 --from taskset "0x"
+expect_usage_error "taskset: text after the newline" cpulist --nbits 8 --from taskset "3
+1"
+expect_usage_error "hex: a zero word beyond --nbits" cpulist --nbits 8 --from hex "0,ff"
+run cpulist --nbits 8 --from taskset "0x100"
+case "$err" in *"out of range for --nbits 8"*) true ;; *) false ;; esac
+ok $? "taskset: the message says the bit is out of range"
+
+# Without --nbits: this machine's possible CPUs.
+possible=$(cat /sys/devices/system/cpu/possible)
+nposs=$(( ${possible##*[-,]} + 1 ))
+run cpulist "0-$((nposs - 1))"
+[ $rc -eq 0 ] && [ "$out" = "$(if [ $nposs -eq 1 ]; then echo 0; else echo "0-$((nposs - 1))"; fi)" ]
+ok $? "no --nbits: every possible CPU ($nposs) fits"
+run cpulist "$nposs"
+[ $rc -eq 2 ] && case "$err" in *"--nbits $nposs (this machine's possible CPUs)"*) true ;; *) false ;; esac
+ok $? "no --nbits: CPU $nposs is out of range, and the message says why"
+run cpulist --to hex "0"
+[ $rc -eq 0 ] && [ "$out" = "$(python3 -c "n=$nposs; print(','.join(['%0*x' % (((n % 32 or 32) + 3) // 4 if i == 0 else 8, 1 if i == (n + 31) // 32 - 1 else 0) for i in range((n + 31) // 32)]))")" ]
+ok $? "no --nbits --to hex: as wide as the possible CPUs"
 expect_usage_error "zero --nbits" cpulist --nbits 0 "0"
 expect_usage_error "absurd --nbits" cpulist --nbits 99999999999 "0"
 expect_usage_error "negative --nbits" cpulist --nbits -5 "0"
@@ -64,8 +96,10 @@ expect_usage_error "no bench" bench
 expect_usage_error "no scenario" sim
 
 run cpulist --help
-[ $rc -eq 0 ] && echo "$out" | grep -q -- '--nbits'
-ok $? "cpulist --help"
+[ $rc -eq 0 ] && echo "$out" | grep -q -- '--nbits' &&
+	echo "$out" | grep -q 'default: this' && echo "$out" | grep -q '/sys/devices/system/cpu/possible' &&
+	echo "$out" | grep -q 'taskset'
+ok $? "cpulist --help: --nbits defaults to the possible CPUs, the taskset format"
 run --help
 [ $rc -eq 0 ] && echo "$out" | grep -q cpulist
 ok $? "cidkit --help lists the commands"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Differential test of `cidkit cpulist` against a plain Python reference
 of the kernel's parsers (lib/bitmap-str.c: bitmap_parselist, bitmap_parse)
-and printers (%*pbl, %*pb), on random strings.  Speaks TAP."""
+and printers (%*pbl, %*pb), and of taskset's single hex word, on random
+strings.  Speaks TAP."""
 import random
 import subprocess
 import sys
@@ -143,6 +144,33 @@ def fmt_hex(bits, nbits):
     return ",".join(parts)
 
 
+def parsetaskset(s, nbits):
+    """taskset's one hex word: 0x optional, a trailing newline and nothing
+    after it; leading zeros any number, a set bit >= nbits is ERANGE."""
+    if "\n" in s:
+        s, tail = s.split("\n", 1)
+        if tail:
+            raise Bad("einval")
+    if s[:2] in ("0x", "0X"):
+        s = s[2:]
+    if not s or any(c not in "0123456789abcdefABCDEF" for c in s):
+        raise Bad("einval")
+    val = int(s, 16)
+    if val >> nbits:
+        raise Bad("erange")
+    return {b for b in range(nbits) if val >> b & 1}
+
+
+def fmt_taskset(bits):
+    return "0x%x" % sum(1 << b for b in bits)
+
+
+def rand_taskset(r):
+    atoms = ["0x", "0X", "f", "0", "1", "ff", "80000000", "3", "A", "g", " ",
+             ",", "\n", "00000000", "x", "8"]
+    return "".join(r.choice(atoms) for _ in range(r.randint(0, 5)))
+
+
 def rand_list(r):
     atoms = ["0", "1", "3", "7", "8", "15", "31", "32", "63", "64", "100",
              "N", "all", "ALL", "4294967296", "-", ",", ",", ",", " ", "\n",
@@ -188,6 +216,39 @@ def main():
                    p.returncode, p.stdout, p.stderr))
         else:
             print("ok %d - nbits=%d %r" % (n, nbits, s))
+    # taskset's single word, in and out (its own stream: the cases above
+    # stay the same strings); 1 in 3 of the number above.
+    r = random.Random(14)
+    accepted = 0
+    for case in range(cases // 3):
+        nbits = r.choice([1, 2, 8, 23, 32, 33, 64, 65, 100, 128])
+        from_ts = case % 2 == 0
+        s = rand_taskset(r) if from_ts else rand_list(r)
+        to = r.choice(["list", "hex", "taskset"]) if from_ts else "taskset"
+        try:
+            bits = parsetaskset(s, nbits) if from_ts else parselist(s, nbits)
+            want = {"list": fmt_list, "taskset": fmt_taskset}.get(
+                to, lambda b: fmt_hex(b, nbits))(bits)
+        except Bad:
+            want = None
+        p = subprocess.run([cidkit, "cpulist", "--nbits", str(nbits),
+                            "--from", "taskset" if from_ts else "list",
+                            "--to", to, "--", s],
+                           capture_output=True, text=True)
+        if want is None:
+            good = (p.returncode == 2 and p.stdout == "" and
+                    p.stderr.startswith("cidkit: ") and p.stderr.count("\n") == 1)
+        else:
+            accepted += 1
+            good = p.returncode == 0 and p.stdout == want + "\n"
+        n += 1
+        if not good:
+            fails += 1
+            print("not ok %d - nbits=%d taskset %r -> %r (got rc %d %r %r)" %
+                  (n, nbits, s, want, p.returncode, p.stdout, p.stderr))
+        else:
+            print("ok %d - nbits=%d %s -> %s %r" % (n, nbits, "taskset" if from_ts else "list", to, s))
+    print("# taskset cases: %d, %d accepted" % (cases // 3, accepted))
     print("1..%d" % n)
     return 1 if fails else 0
 

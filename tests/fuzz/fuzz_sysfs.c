@@ -6,8 +6,9 @@
  * 8 levels), the byte 0x01, and the file's content.  A content of exactly
  * "\x02fifo" makes a FIFO, "\x02dir" a directory.  Properties: no hang (a
  * FIFO is refused at once), a refused tree has a message naming a file or
- * the root, and on a built topology the linear span check agrees with the
- * pairwise one.
+ * the root, and on a built topology the linear span check and the linear
+ * span + nesting check (same level, same kind) agree with the pairwise
+ * ones; the fallbacks' notes are bounded.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* nftw */
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,9 +143,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		struct cidk_topo_insane a, b;
 		bool sane = cidk_topo_span_sane(t, &a);
+		bool nested = cidk_topo_sane(t, &a);
 
-		if (cidk_topo_nr_cpu_ids(t) <= 1024)
+		if (cidk_topo_nr_cpu_ids(t) <= 1024) {
 			FUZZ_CHECK(cidk_topo_span_sane_pairwise(t, &b) == sane);
+			FUZZ_CHECK(cidk_topo_sane_pairwise(t, &b) == nested);
+			FUZZ_CHECK(nested || (a.level == b.level && a.kind == b.kind));
+		}
+		FUZZ_CHECK(sane || !nested);
+		for (unsigned int i = 0; i < cidk_topo_nr_notes(t); i++)
+			FUZZ_CHECK(strlen(cidk_topo_note(t, i)) <= 200);
 		cidk_topo_free(t);
 	}
 	return 0;

@@ -25,6 +25,7 @@ struct flavour {
 	bool cache;	 /* cpuN/cache/indexK */
 	bool cluster;	 /* cluster_cpus files (5.16+) */
 	bool numa;	 /* devices/system/node */
+	bool no_cpu_files; /* no cpu/possible, cpu/online (before 2.6.27) */
 };
 
 static char base[256];
@@ -96,15 +97,19 @@ static void write_tree(const char *root, const struct cidk_topo *t,
 	mkdirs(dir);
 	cidk_mask_fill(all);
 	cidk_mask_format_list(all, s, sizeof(s));
-	put(dir, "possible", s);
-	put(dir, "present", s);
-	cidk_mask_format_list(on, s, sizeof(s));
-	put(dir, "online", s);
+	if (!fl->no_cpu_files) {
+		put(dir, "possible", s);
+		put(dir, "present", s);
+		cidk_mask_format_list(on, s, sizeof(s));
+		put(dir, "online", s);
+	}
 	for (cpu = 0; cpu < n; cpu++) {
 		const struct cidk_mask *smt, *cl, *llc, *die, *pkg;
 
 		snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu%u", root, cpu);
 		mkdirs(dir);
+		if (cpu) /* CPU 0 cannot go offline: no online file */
+			put(dir, "online", cidk_mask_test(on, cpu) ? "1" : "0");
 		if (!cidk_mask_test(on, cpu))
 			continue; /* offline: no topology/, no cache/ */
 		smt = cidk_topo_mask(t, CIDK_TOPO_SMT, cpu);
@@ -253,7 +258,14 @@ static void round_trip(const char *spec, const struct flavour *fl)
 	}
 	ok(!bad, "%s, %s: every level and mask as built (%u differences)", spec,
 	   fl->name, bad);
-	ok(cidk_topo_span_sane(d, NULL), "%s, %s: sane", spec, fl->name);
+	ok(cidk_topo_sane(d, NULL), "%s, %s: sane (span and nesting)", spec,
+	   fl->name);
+	ok(fl->no_cpu_files
+		   ? cidk_topo_nr_notes(d) == 1 &&
+			     !strncmp(cidk_topo_note(d, 0), "cpu/possible and cpu/online missing", 35)
+		   : cidk_topo_nr_notes(d) == 0,
+	   "%s, %s: %s", spec, fl->name,
+	   fl->no_cpu_files ? "one note: CPUs from the folders" : "no note");
 	cidk_topo_free(d);
 	cidk_topo_free(t);
 }
@@ -262,7 +274,7 @@ static void round_trip(const char *spec, const struct flavour *fl)
 static void broken(const char *spec, const char *rel, const char *text,
 		   const char *want, int want_rc)
 {
-	static const struct flavour fl = { "new", false, false, true, true, true };
+	static const struct flavour fl = { "new", false, false, true, true, true, false };
 	struct cidk_topo_err err = { "", "" };
 	struct cidk_topo *t = NULL, *d = NULL;
 	char root[PATH_MAX], path[PATH_MAX * 2];
@@ -295,11 +307,12 @@ static void broken(const char *spec, const char *rel, const char *text,
 int main(void)
 {
 	static const struct flavour flavours[] = {
-		{ "new kernel", false, false, true, true, true },
-		{ "5.3-5.15 kernel (no cluster_cpus)", false, false, true, false, true },
-		{ "old kernel (thread_siblings, core_siblings)", true, false, true, false, true },
-		{ "hex files only", false, true, true, true, true },
-		{ "no cache, no NUMA (a VM)", false, false, false, true, false },
+		{ "new kernel", false, false, true, true, true, false },
+		{ "5.3-5.15 kernel (no cluster_cpus)", false, false, true, false, true, false },
+		{ "old kernel (thread_siblings, core_siblings)", true, false, true, false, true, false },
+		{ "hex files only", false, true, true, true, true, false },
+		{ "no cache, no NUMA (a VM)", false, false, false, true, false, false },
+		{ "2.6.2x kernel (no cpu/possible, cpu/online; hex only)", true, true, true, false, false, true },
 	};
 	static const char *const shapes[] = {
 		"2s4c2t:llc=2:numa=2",
@@ -320,6 +333,7 @@ int main(void)
 			round_trip(shapes[s], &flavours[f]);
 	round_trip("uv-1920", &flavours[2]);
 	round_trip("power-360", &flavours[3]);
+	round_trip("uv-1920", &flavours[5]);
 
 	/* cluster_cpus that only repeats the SMT group is no cluster level */
 	{
@@ -335,11 +349,9 @@ int main(void)
 		cidk_topo_free(d);
 	}
 
-	broken("2s4c2t", "devices/system/cpu/possible", NULL, "cpu/possible", -ENOENT);
 	broken("2s4c2t", "devices/system/cpu/possible", "0-x\n", "cpu/possible", -EINVAL);
 	broken("2s4c2t", "devices/system/cpu/possible", "\n", "cpu/possible", -EINVAL);
 	broken("2s4c2t", "devices/system/cpu/possible", "0-70000\n", "cpu/possible", -ERANGE);
-	broken("2s4c2t", "devices/system/cpu/online", NULL, "cpu/online", -ENOENT);
 	broken("2s4c2t", "devices/system/cpu/online", "0-16\n", "cpu/online", -ERANGE);
 	broken("2s4c2t", "devices/system/cpu/online", "\n", "cpu/online", -EINVAL);
 	broken("2s4c2t", "devices/system/cpu/cpu3/topology", NULL,
@@ -366,7 +378,7 @@ int main(void)
 	       "node/node1/cpulist", -EINVAL);
 	{
 		/* an index without a level is skipped: cpu 5's LLC is then its L2 */
-		static const struct flavour fl = { "new", false, false, true, true, true };
+		static const struct flavour fl = { "new", false, false, true, true, true, false };
 		struct cidk_topo *t = NULL, *d = NULL;
 		struct cidk_topo_insane why;
 		char root[PATH_MAX], path[PATH_MAX * 2];
@@ -386,7 +398,7 @@ int main(void)
 	}
 	{
 		/* with the newer and the _list files gone, hex thread_siblings is read */
-		static const struct flavour fl = { "new", false, false, true, true, true };
+		static const struct flavour fl = { "new", false, false, true, true, true, false };
 		static const char *const gone[] = { "core_cpus_list", "core_cpus",
 						    "thread_siblings_list" };
 		struct cidk_topo *t = NULL, *d = NULL;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cidkit topo [--sysfs-root DIR | --machine SPEC] [--json]
+ * cidkit topo [--sysfs-root DIR | --machine SPEC] [--groups] [--json]
  *
- * Exit 0: span sane; 1: span insane (the report is still printed);
+ * Exit 0: sane (span and nesting); 1: insane (the report is still printed);
  * 2: bad input (one cidkit: line).
  */
 #include <errno.h>
@@ -16,18 +16,62 @@
 #include "cmds.h"
 
 static const char usage[] =
-	"usage: cidkit topo [--sysfs-root DIR | --machine SPEC] [--json]\n"
+	"usage: cidkit topo [--sysfs-root DIR | --machine SPEC] [--groups] [--json]\n"
 	"\n"
 	"Show the CPU topology level by level (smt, cluster, llc, die, pkg,\n"
-	"numa; only the levels the machine has) and check span sanity: at each\n"
-	"non-NUMA level the groups of any two CPUs are equal or disjoint.\n"
+	"numa; only the levels the machine has) and check it: at each non-NUMA\n"
+	"level the groups of any two CPUs are equal or disjoint (span), and\n"
+	"each group is a union of groups of the level below (nesting).  What\n"
+	"discovery had to infer (old kernels, missing files) is a note: line.\n"
 	"Exit status 0 when sane, 1 when not, 2 for bad input.\n"
 	"\n"
 	"  --sysfs-root DIR  read DIR/devices/system/{cpu,node} (default /sys)\n"
 	"  --machine SPEC    a synthetic machine: a preset (epyc-9654-2s,\n"
 	"                    uv-1920, power-360, big-8192, host) or a shape such\n"
 	"                    as 2s96c2t:llc=8 (grammar: docs/topo.md)\n"
+	"  --groups          also every group of every level, as cpulists\n"
 	"  --json            one JSON object instead of the table\n";
+
+/* The online CPUs of @cpu's group at @l as a cpulist (malloc'd). */
+static char *group_of(const struct cidk_topo *t, enum cidk_topo_level l,
+		      unsigned int cpu)
+{
+	size_t len = cidk_topo_group_list(t, l, cpu, NULL, 0);
+	char *s = malloc(len + 1);
+
+	if (!s) {
+		fputs("cidkit: topo: out of memory\n", stderr);
+		exit(CLI_EXIT_USAGE);
+	}
+	cidk_topo_group_list(t, l, cpu, s, len + 1);
+	return s;
+}
+
+/* Every group of @l, in order of first CPU: JSON strings or plain words. */
+static void print_groups(const struct cidk_topo *t, enum cidk_topo_level l,
+			 bool json)
+{
+	unsigned int n = cidk_topo_nr_groups(t, l);
+	unsigned int *cpus = malloc((n ? n : 1) * sizeof(*cpus));
+	const char *sep = "";
+
+	if (!cpus || cidk_topo_group_cpus(t, l, cpus, n) != n) {
+		fputs("cidkit: topo: out of memory\n", stderr);
+		exit(CLI_EXIT_USAGE);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		char *g = group_of(t, l, cpus[i]);
+
+		fputs(sep, stdout);
+		if (json)
+			cli_json_str(stdout, g);
+		else
+			fputs(g, stdout);
+		sep = json ? ", " : " ";
+		free(g);
+	}
+	free(cpus);
+}
 
 static char *list_of(const struct cidk_mask *m)
 {
@@ -41,7 +85,7 @@ static char *list_of(const struct cidk_mask *m)
 }
 
 static void print_json(const struct cidk_topo *t, bool sane,
-		       const struct cidk_topo_insane *why)
+		       const struct cidk_topo_insane *why, bool groups)
 {
 	char *online = list_of(cidk_topo_online(t));
 	bool first = true;
@@ -55,22 +99,35 @@ static void print_json(const struct cidk_topo *t, bool sane,
 		if (!cidk_topo_has_level(t, l))
 			continue;
 		cidk_topo_span_range(t, l, &lo, &hi);
-		printf("%s{\"name\": \"%s\", \"nr_groups\": %u, \"min_span\": %u, \"max_span\": %u}",
+		printf("%s{\"name\": \"%s\", \"nr_groups\": %u, \"min_span\": %u, \"max_span\": %u",
 		       first ? "" : ", ", cidk_topo_level_name(l),
 		       cidk_topo_nr_groups(t, l), lo, hi);
+		if (groups) {
+			printf(", \"groups\": [");
+			print_groups(t, l, true);
+			printf("]");
+		}
+		printf("}");
 		first = false;
 	}
 	printf("], \"span_sane\": %s, \"insane_level\": ",
 	       sane ? "true" : "false");
 	if (sane)
-		printf("null}\n");
+		printf("null");
 	else
-		printf("\"%s\"}\n", cidk_topo_level_name(why->level));
+		printf("\"%s\"", cidk_topo_level_name(why->level));
+	printf(", \"notes\": [");
+	for (unsigned int i = 0; i < cidk_topo_nr_notes(t); i++) {
+		printf("%s", i ? ", " : "");
+		cli_json_str(stdout, cidk_topo_note(t, i));
+	}
+	printf("]}\n");
 	free(online);
 }
 
 static void print_table(const struct cidk_topo *t, const char *source,
-			bool sane, const struct cidk_topo_insane *why)
+			bool sane, const struct cidk_topo_insane *why,
+			bool groups)
 {
 	unsigned int cpu0 = cidk_mask_first(cidk_topo_online(t));
 	char *online = list_of(cidk_topo_online(t));
@@ -94,8 +151,29 @@ static void print_table(const struct cidk_topo *t, const char *source,
 		       cidk_topo_nr_groups(t, l), lo, hi, g);
 		free(g);
 	}
+	if (groups)
+		for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++) {
+			if (!cidk_topo_has_level(t, l))
+				continue;
+			printf("%s groups: ", cidk_topo_level_name(l));
+			print_groups(t, l, false);
+			printf("\n");
+		}
 	if (sane) {
 		printf("span: sane\n");
+	} else if (why->kind == CIDK_TOPO_INSANE_NEST) {
+		char *a = group_of(t, why->level, why->cpu_a);
+		char *ca = group_of(t, why->below, why->cpu_a);
+		char *b = group_of(t, why->level, why->cpu_b);
+
+		printf("span: INSANE at %s (cpu %u: %s is not a union of %s groups: cpu %u shares %s %s with it but is in %s %s)\n",
+		       cidk_topo_level_name(why->level), why->cpu_a, a,
+		       cidk_topo_level_name(why->below), why->cpu_b,
+		       cidk_topo_level_name(why->below), ca,
+		       cidk_topo_level_name(why->level), b);
+		free(a);
+		free(ca);
+		free(b);
 	} else {
 		char *a = list_of(cidk_topo_mask(t, why->level, why->cpu_a));
 		char *b = list_of(cidk_topo_mask(t, why->level, why->cpu_b));
@@ -106,6 +184,8 @@ static void print_table(const struct cidk_topo *t, const char *source,
 		free(a);
 		free(b);
 	}
+	for (unsigned int i = 0; i < cidk_topo_nr_notes(t); i++)
+		printf("note: %s\n", cidk_topo_note(t, i));
 	free(online);
 }
 
@@ -115,9 +195,11 @@ int cmd_topo(int argc, char **argv)
 		{ "sysfs-root", required_argument, NULL, 'r' },
 		{ "machine", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "groups", no_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool groups = false;
 	const char *root = NULL, *spec = NULL;
 	struct cidk_topo_insane why = { 0 };
 	struct cidk_topo_err err = { "", "" };
@@ -136,6 +218,9 @@ int cmd_topo(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case 'g':
+			groups = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -183,11 +268,11 @@ int cmd_topo(int argc, char **argv)
 		return cli_error("topo: %s: %s", err.path, err.msg);
 	}
 
-	sane = cidk_topo_span_sane(t, &why);
+	sane = cidk_topo_sane(t, &why);
 	if (json)
-		print_json(t, sane, &why);
+		print_json(t, sane, &why, groups);
 	else
-		print_table(t, source, sane, &why);
+		print_table(t, source, sane, &why, groups);
 	cidk_topo_free(t);
 	return sane ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
