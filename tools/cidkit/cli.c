@@ -201,10 +201,8 @@ int cli_dispatch(const char *prefix, const struct cli_cmd *cmds, int argc,
 		return CLI_EXIT_OK;
 	}
 	for (const struct cli_cmd *c = cmds; c->name; c++)
-		if (!strcmp(argv[0], c->name)) {
-			cli_getopt_reset();
+		if (!strcmp(argv[0], c->name))
 			return c->run(argc, argv);
-		}
 	return cli_error("unknown command '%s%s%s' (try 'cidkit %s%s--help')",
 			 prefix, *prefix ? " " : "", cli_q(argv[0]), prefix,
 			 *prefix ? " " : "");
@@ -214,12 +212,6 @@ int cli_extra_arg(const char *cmd, const char *arg)
 {
 	return cli_error("%s: unexpected argument '%s' (see --help)", cmd,
 			 cli_q(arg));
-}
-
-void cli_getopt_reset(void)
-{
-	optind = 0; /* glibc: full re-initialisation */
-	opterr = 0;
 }
 
 int cli_bad_option(const char *cmd, char **argv, int c)

@@ -57,11 +57,12 @@ int cli_parse_double(const char *what, const char *s, double min, double max,
 int cli_dispatch(const char *prefix, const struct cli_cmd *cmds, int argc,
 		 char **argv);
 
-/* An operand the command does not take: one line, returns 2. */
+/*
+ * For the one getopt loop left, the explorer's (check/main.c, a program of
+ * its own); the cidkit command's subcommands parse with opt.h.
+ * An operand the command does not take: one line, returns 2.
+ */
 int cli_extra_arg(const char *cmd, const char *arg);
-
-/* Reset getopt before a subcommand parses its options (quiet mode). */
-void cli_getopt_reset(void);
 
 /* The message for getopt's '?' or ':' return, as one cidkit: line. */
 int cli_bad_option(const char *cmd, char **argv, int c);

@@ -3,7 +3,6 @@
  * cidkit cpulist [--nbits N] [--from list|hex|taskset] [--to list|hex|taskset] STRING
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,41 +10,24 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "opt.h"
 
 #define POSSIBLE "/sys/devices/system/cpu/possible"
 
-static const char usage[] =
-	"usage: cidkit cpulist [--nbits N] [--from FMT] [--to FMT] STRING\n"
-	"\n"
+static const char about[] =
 	"Convert a CPU mask between the kernel's cpulist format (0-3,8-11,\n"
 	"0-15:2/4), its hex format (ffffffff,0000000f) and taskset's single\n"
 	"hex word (0xf0000000f).  Prints the canonical form; exit status 2 and\n"
-	"one line on stderr for malformed input or a bit >= N.\n"
-	"\n"
-	"  --nbits N     width of the mask in bits (1..16777216; default: this\n"
-	"                machine's possible CPUs, the last CPU of\n"
-	"                " POSSIBLE " + 1)\n"
-	"  --from FMT    input format: list (default), hex, or taskset (hex\n"
-	"                digits in one word, 0x optional, as taskset -p prints)\n"
-	"  --to FMT      output format: list (default), hex, or taskset (0x and\n"
-	"                the digits without leading zeros; 0x0 when empty)\n"
-	"How each format treats empty words and masks wider than N: docs/mask.md.\n";
+	"one line on stderr for malformed input or a bit >= N.\n";
 
 enum fmt { FMT_LIST, FMT_HEX, FMT_TASKSET };
 
-static int parse_fmt(const char *what, const char *s, enum fmt *f)
-{
-	if (!strcmp(s, "list"))
-		*f = FMT_LIST;
-	else if (!strcmp(s, "hex"))
-		*f = FMT_HEX;
-	else if (!strcmp(s, "taskset"))
-		*f = FMT_TASKSET;
-	else
-		return cli_error("cpulist: %s: unknown format '%s' (list, hex or taskset)",
-				 what, cli_q(s));
-	return 0;
-}
+static const struct opt_choice fmts[] = {
+	{ "list", FMT_LIST },
+	{ "hex", FMT_HEX },
+	{ "taskset", FMT_TASKSET },
+	{ NULL, 0 },
+};
 
 /*
  * This machine's possible CPUs: the last CPU of POSSIBLE + 1, into *@nbits.
@@ -151,61 +133,51 @@ static char *format_taskset(const struct cidk_mask *m)
 
 int cmd_cpulist(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "nbits", required_argument, NULL, 'n' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "to", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	enum fmt from = FMT_LIST, to = FMT_LIST;
-	bool have_nbits = false;
+	int from = FMT_LIST, to = FMT_LIST;
 	unsigned int nbits = 0;
 	struct cidk_mask *m;
 	size_t errpos = 0, len;
 	char *out;
-	int c, rc;
+	struct opt opts[] = {
+		{ OPT_UINT("nbits", 'n', &nbits, 1, CIDK_MASK_MAX_BITS, "N",
+			   "width of the mask in bits"),
+		  .def = "this machine's possible CPUs, the last CPU of " POSSIBLE
+			 " + 1" },
+		{ OPT_ENUM("from", 'f', &from, fmts, "FMT",
+			   "input format; taskset: hex digits in one word, 0x "
+			   "optional, as taskset -p prints") },
+		{ OPT_ENUM("to", 't', &to, fmts, "FMT",
+			   "output format; taskset: 0x and the digits without "
+			   "leading zeros, 0x0 when empty") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = {
+		"cpulist", about,
+		"How each format treats empty words and masks wider than N: "
+		"docs/mask.md.\n",
+		"STRING", 1, 1, opts,
+	};
+	bool have_nbits;
+	int rc, first;
 
-	while ((c = getopt_long(argc, argv, "+:n:f:t:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (cli_parse_uint("cpulist: --nbits", optarg, 1,
-					   CIDK_MASK_MAX_BITS, &nbits))
-				return CLI_EXIT_USAGE;
-			have_nbits = true;
-			break;
-		case 'f':
-			if (parse_fmt("--from", optarg, &from))
-				return CLI_EXIT_USAGE;
-			break;
-		case 't':
-			if (parse_fmt("--to", optarg, &to))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("cpulist", argv, c);
-		}
-	}
-	if (argc - optind != 1)
-		return cli_error("cpulist: expected one STRING, got %d (see --help)",
-				 argc - optind);
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
+	have_nbits = opt_given(&cmd, "nbits");
 	if (!have_nbits && default_nbits(&nbits))
 		return CLI_EXIT_USAGE;
 
 	m = cidk_mask_alloc(nbits);
 	if (!m)
 		return cli_error("cpulist: %s", strerror(errno));
-	rc = from == FMT_HEX	   ? cidk_mask_parse_hex(m, argv[optind], &errpos)
-	     : from == FMT_TASKSET ? parse_taskset(m, argv[optind], &errpos)
-				   : cidk_mask_parse_list(m, argv[optind], &errpos);
+	rc = from == FMT_HEX	   ? cidk_mask_parse_hex(m, argv[first], &errpos)
+	     : from == FMT_TASKSET ? parse_taskset(m, argv[first], &errpos)
+				   : cidk_mask_parse_list(m, argv[first], &errpos);
 	if (rc) {
 		char where[40];
 
 		cidk_mask_free(m);
-		cli_excerpt(argv[optind] + errpos, where, sizeof(where));
+		cli_excerpt(argv[first] + errpos, where, sizeof(where));
 		if (rc == -ERANGE)
 			return cli_error("cpulist: '%s' at offset %zu: bit or number out of range for --nbits %u%s",
 					 where, errpos, nbits,

@@ -6,7 +6,6 @@
  * 2: bad input (one cidkit: line).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,23 +13,16 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "json.h"
+#include "opt.h"
 
-static const char usage[] =
-	"usage: cidkit topo [--sysfs-root DIR | --machine SPEC] [--groups] [--json]\n"
-	"\n"
+static const char about[] =
 	"Show the CPU topology level by level (smt, cluster, llc, die, pkg,\n"
 	"numa; only the levels the machine has) and check it: at each non-NUMA\n"
 	"level the groups of any two CPUs are equal or disjoint (span), and\n"
 	"each group is a union of groups of the level below (nesting).  What\n"
 	"discovery had to infer (old kernels, missing files) is a note: line.\n"
-	"Exit status 0 when sane, 1 when not, 2 for bad input.\n"
-	"\n"
-	"  --sysfs-root DIR  read DIR/devices/system/{cpu,node} (default /sys)\n"
-	"  --machine SPEC    a synthetic machine: a preset (epyc-9654-2s,\n"
-	"                    uv-1920, power-360, big-8192, host) or a shape such\n"
-	"                    as 2s96c2t:llc=8 (grammar: docs/topo.md)\n"
-	"  --groups          also every group of every level, as cpulists\n"
-	"  --json            one JSON object instead of the table\n";
+	"Exit status 0 when sane, 1 when not, 2 for bad input.\n";
 
 /* The online CPUs of @cpu's group at @l as a cpulist (malloc'd). */
 static char *group_of(const struct cidk_topo *t, enum cidk_topo_level l,
@@ -47,9 +39,9 @@ static char *group_of(const struct cidk_topo *t, enum cidk_topo_level l,
 	return s;
 }
 
-/* Every group of @l, in order of first CPU: JSON strings or plain words. */
+/* Every group of @l, in order of first CPU: JSON strings (@j) or words. */
 static void print_groups(const struct cidk_topo *t, enum cidk_topo_level l,
-			 bool json)
+			 struct jw *j)
 {
 	unsigned int n = cidk_topo_nr_groups(t, l);
 	unsigned int *cpus = malloc((n ? n : 1) * sizeof(*cpus));
@@ -62,12 +54,13 @@ static void print_groups(const struct cidk_topo *t, enum cidk_topo_level l,
 	for (unsigned int i = 0; i < n; i++) {
 		char *g = group_of(t, l, cpus[i]);
 
-		fputs(sep, stdout);
-		if (json)
-			cli_json_str(stdout, g);
-		else
+		if (j) {
+			jw_str(j, g);
+		} else {
+			fputs(sep, stdout);
 			fputs(g, stdout);
-		sep = json ? ", " : " ";
+		}
+		sep = " ";
 		free(g);
 	}
 	free(cpus);
@@ -88,40 +81,46 @@ static void print_json(const struct cidk_topo *t, bool sane,
 		       const struct cidk_topo_insane *why, bool groups)
 {
 	char *online = list_of(cidk_topo_online(t));
-	bool first = true;
+	struct jw j;
 
-	printf("{\"nr_cpus\": %u, \"online\": ", cidk_topo_nr_online(t));
-	cli_json_str(stdout, online);
-	printf(", \"levels\": [");
+	jw_init(&j, stdout);
+	jw_obj(&j);
+	jw_kuint(&j, "nr_cpus", cidk_topo_nr_online(t));
+	jw_kstr(&j, "online", online);
+	jw_key(&j, "levels");
+	jw_arr(&j);
 	for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++) {
 		unsigned int lo, hi;
 
 		if (!cidk_topo_has_level(t, l))
 			continue;
 		cidk_topo_span_range(t, l, &lo, &hi);
-		printf("%s{\"name\": \"%s\", \"nr_groups\": %u, \"min_span\": %u, \"max_span\": %u",
-		       first ? "" : ", ", cidk_topo_level_name(l),
-		       cidk_topo_nr_groups(t, l), lo, hi);
+		jw_obj(&j);
+		jw_kstr(&j, "name", cidk_topo_level_name(l));
+		jw_kuint(&j, "nr_groups", cidk_topo_nr_groups(t, l));
+		jw_kuint(&j, "min_span", lo);
+		jw_kuint(&j, "max_span", hi);
 		if (groups) {
-			printf(", \"groups\": [");
-			print_groups(t, l, true);
-			printf("]");
+			jw_key(&j, "groups");
+			jw_arr(&j);
+			print_groups(t, l, &j);
+			jw_arr_end(&j);
 		}
-		printf("}");
-		first = false;
+		jw_obj_end(&j);
 	}
-	printf("], \"span_sane\": %s, \"insane_level\": ",
-	       sane ? "true" : "false");
+	jw_arr_end(&j);
+	jw_kbool(&j, "span_sane", sane);
 	if (sane)
-		printf("null");
+		jw_knull(&j, "insane_level");
 	else
-		printf("\"%s\"", cidk_topo_level_name(why->level));
-	printf(", \"notes\": [");
-	for (unsigned int i = 0; i < cidk_topo_nr_notes(t); i++) {
-		printf("%s", i ? ", " : "");
-		cli_json_str(stdout, cidk_topo_note(t, i));
-	}
-	printf("]}\n");
+		jw_kstr(&j, "insane_level", cidk_topo_level_name(why->level));
+	jw_key(&j, "notes");
+	jw_arr(&j);
+	for (unsigned int i = 0; i < cidk_topo_nr_notes(t); i++)
+		jw_str(&j, cidk_topo_note(t, i));
+	jw_arr_end(&j);
+	jw_obj_end(&j);
+	jw_end(&j);
 	free(online);
 }
 
@@ -156,7 +155,7 @@ static void print_table(const struct cidk_topo *t, const char *source,
 			if (!cidk_topo_has_level(t, l))
 				continue;
 			printf("%s groups: ", cidk_topo_level_name(l));
-			print_groups(t, l, false);
+			print_groups(t, l, NULL);
 			printf("\n");
 		}
 	if (sane) {
@@ -191,14 +190,6 @@ static void print_table(const struct cidk_topo *t, const char *source,
 
 int cmd_topo(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "sysfs-root", required_argument, NULL, 'r' },
-		{ "machine", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "groups", no_argument, NULL, 'g' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool groups = false;
 	const char *root = NULL, *spec = NULL;
 	struct cidk_topo_insane why = { 0 };
@@ -206,33 +197,26 @@ int cmd_topo(int argc, char **argv)
 	struct cidk_topo *t = NULL;
 	char source[PATH_MAX + 32];
 	bool json = false, sane;
-	int c, rc;
+	struct opt opts[] = {
+		{ OPT_STRING("sysfs-root", 0, &root, "DIR",
+			     "read DIR/devices/system/{cpu,node}"),
+		  .def = "/sys", .group = 1 },
+		{ OPT_STRING("machine", 0, &spec, "SPEC",
+			     "a synthetic machine: a preset (epyc-9654-2s, uv-1920, "
+			     "power-360, big-8192, host) or a shape such as "
+			     "2s96c2t:llc=8 (grammar: docs/topo.md)"),
+		  .group = 1 },
+		{ OPT_FLAG("groups", 0, &groups,
+			   "also every group of every level, as cpulists") },
+		{ OPT_FLAG("json", 0, &json, "one JSON object instead of the table") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { "topo", about, NULL, NULL, 0, 0, opts };
+	int rc, first;
 
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			root = optarg;
-			break;
-		case 'm':
-			spec = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'g':
-			groups = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return CLI_EXIT_OK;
-		default:
-			return cli_bad_option("topo", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cli_extra_arg("topo", argv[optind]);
-	if (root && spec)
-		return cli_error("topo: --sysfs-root and --machine exclude each other");
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
 	if (root && !*root)
 		return cli_error("topo: --sysfs-root: empty directory name");
 
