@@ -37,13 +37,13 @@ int main(int argc, char **argv)
 	snprintf(cmd, sizeof(cmd), "'%s' skip", argv[0]);
 	rc = run(cmd, out, sizeof(out));
 	ok(rc == 0 && !strcmp(out, "1..0 # SKIP no such feature here\n"),
-	   "tap.h skip_all: the plan 1..0 # SKIP and exit 0 (exit %d)", rc);
+	   "tap.h skip_all: plan 1..0 with SKIP and exit 0 (exit %d)", rc);
 	snprintf(cmd, sizeof(cmd),
 		 "sh -c '. \"$0\"; skip_all \"no such feature here\"; "
 		 "echo ok 1 - after the skip' '%s'", argv[1]);
 	rc = run(cmd, out, sizeof(out));
 	ok(rc == 0 && !strcmp(out, "1..0 # SKIP no such feature here\n"),
-	   "tap.sh skip_all: the plan 1..0 # SKIP, exit 0, nothing after (exit %d)",
+	   "tap.sh skip_all: plan 1..0 with SKIP, exit 0, nothing after (exit %d)",
 	   rc);
 	return done_testing();
 }
