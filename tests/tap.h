@@ -5,7 +5,10 @@
  *
  *   ok(cond, "what %d", i);     one assertion
  *   diag("note");               a comment line on stdout
- *   skip_all("no rseq");        plan 1..0, exit 77 (meson: skipped)
+ *   skip_all("no rseq");        plan "1..0 # SKIP no rseq", exit 0: meson's
+ *                               TAP parser reports SKIP (exit 77, the
+ *                               exitcode protocol's skip, is an ERROR
+ *                               under protocol: 'tap' in meson 1.0)
  *   return done_testing();      the plan; fails if nothing was asserted
  *
  * A program that asserts nothing fails: no test may pass without checking.
@@ -61,7 +64,7 @@ __attribute__((noreturn)) static inline void skip_all(const char *why)
 {
 	printf("1..0 # SKIP %s\n", why);
 	fflush(stdout);
-	exit(77);
+	exit(0);
 }
 
 static inline int done_testing(void)

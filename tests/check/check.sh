@@ -175,22 +175,8 @@ bad "disallowed CPU" 'cpus 4
 allowed 0-1
 task A initial: in 3'
 
-# docs/check.md shows the output of these commands (but the time line):
-# it must be what they print now, byte for byte.
-doc="$(dirname "$0")/../../docs/check.md"
-for args in "--scenario published-livelock" "--scenario concurrent-forks" \
-	"--mutants" "--list"; do
-	shown=$(awk -v c="\$ build/cidkit check $args" '
-		$0 == c { on = 1; next }
-		on && /^```/ { exit }
-		on { print }' "$doc")
-	run check $args
-	[ -n "$shown" ] && [ "$(printf '%s\n' "$out" | grep -v '^time:')" = "$shown" ]
-	r=$?
-	ok $r "docs/check.md: 'cidkit check $args' is what the command prints"
-	[ $r -eq 0 ] ||
-		echo "#   (lib/cid lines moved? python3 tests/check/docblocks.py build/cidkit docs/check.md)"
-done
+# docs/check.md's command outputs are checked byte for byte by
+# tests/docs/cram.py (suite docs).
 
 expect_usage_error "unknown scenario" check --scenario nosuch
 expect_usage_error "missing file" check --scenario "$tmp/none.scn"

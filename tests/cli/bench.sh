@@ -10,6 +10,12 @@ first=${allowed%% *}
 ncpu=$(echo "$allowed" | wc -w)
 outside=$(python3 -c 'import os; a = os.sched_getaffinity(0); print(next(c for c in range(1024) if c not in a))')
 
+# ---- bench mask: the three ways are compared, not assumed equal -------------
+run bench mask --bits 1000 --reps 3
+[ $rc -eq 0 ] && [ -z "$err" ] && printf '%s\n' "$out" |
+	grep -q "^final weight 1000: the three ways' counts and bitmaps agree (4 comparisons"
+ok $? "bench mask: 4 comparisons (a changing union, then 3 repetitions), all equal"
+
 # ---- bench burst ----------------------------------------------------------
 run bench burst --help
 [ $rc -eq 0 ] && [ -z "$err" ] && echo "$out" | grep -q '^usage: cidkit bench burst' &&

@@ -15,10 +15,22 @@ assert all(x["ns_per_pair"] > 0 for x in r)
 '
 ok $? "--json: a row per policy and the mutex, for 1 and 2 threads, ns > 0"
 
+# --threads 1: every row of the table (what, threads, ...) is for 1 thread,
+# and each way has its row.  (The old check, "no line matching ' 2 .*x$'",
+# could never match: rows end with the RMW/pair column, not with "x".)
 run bench lease --threads 1 --iters 1000 --reps 2
-[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^lease:inherit *1 ' &&
-	! printf '%s\n' "$out" | grep -q ' 2 .*x$'
-ok $? "--threads 1: one measurement, human table"
+rows=$(printf '%s\n' "$out" | awk '$1 ~ /^(lease:|mutex$|kernel-mm_cid$)/')
+nrows=$(printf '%s\n' "$rows" | grep -c .)
+n1=$(printf '%s\n' "$rows" | awk '$2 == 1' | grep -c .)
+ways=$(printf '%s\n' "$rows" | awk '{ print $1 }' | sort | tr '\n' ' ')
+every_way() {
+	for w in lease:bitmap lease:lazy lease:lazy-batched lease:cache-local \
+		lease:inherit lease:ownership mutex; do
+		printf '%s\n' "$rows" | grep -q "^$w  *1 " || return 1
+	done
+}
+[ $rc -eq 0 ] && [ "$nrows" -ge 7 ] && [ "$n1" -eq "$nrows" ] && every_way
+ok $? "--threads 1: $nrows rows, $n1 of them for 1 thread, every way ($ways)"
 
 run bench lease --help
 [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^usage: cidkit bench lease' &&

@@ -137,31 +137,8 @@ expect_usage_error "stray argument" sim switch extra
 expect_usage_error "an hour of simulated messaging" sim scan --duration-ms 3600000
 expect_usage_error "absurd switch duration" sim switch --duration-ms 999999999
 
-# The docs show these outputs: each must be what its command prints, byte
-# for byte (regenerate the block when the simulator's numbers move).
-doc_block() { # doc-file what command-line...
-	docf="$(dirname "$0")/../../docs/$1"
-	what=$2
-	shift 2
-	shown=$(awk -v c="\$ build/cidkit $*" '
-		$0 == c { on = 1; next }
-		on && /^```/ { exit }
-		on { print }' "$docf")
-	run "$@"
-	[ $rc -eq 0 ] && [ -n "$shown" ] && [ "$out" = "$shown" ]
-	ok $? "docs/$what: the command's output, byte for byte"
-	if [ "$out" != "$shown" ]; then
-		printf '%s\n' "$shown" > "$tmp/doc"
-		printf '%s\n' "$out" > "$tmp/cmd"
-		diff "$tmp/doc" "$tmp/cmd" | sed 's/^/# /' | head -20
-	fi
-}
-doc_block cid.md "cid.md: the ownership locality table" \
-	sim locality --reference --policy per-cpu,lazy,cache-local,inherit,ownership
-doc_block sim.md "sim.md: the locality scoreboard" \
-	sim locality --reference --score --policy per-cpu,lazy,cache-local
-doc_block sim.md "sim.md: the locality scoreboard with the tick trigger" \
-	sim locality --reference --score --trigger tick --policy per-cpu,lazy,cache-local
+# The outputs docs/ shows are checked byte for byte by tests/docs/cram.py
+# (suite docs).
 
 for s in locality scan compaction-test switch; do
 	run sim $s --help

@@ -46,7 +46,7 @@ int main(void)
 	ok(rc == 0 && a.nr_threads == 8 && a.bursts == 5 * 8,
 	   "per-cpu 8c1l3: 8 threads, 5 measured rounds (rc %d)", rc);
 	ok(fabs(a.ns_per_burst - hot) < 1e-6,
-	   "per-cpu, 10 ms: every burst is a private hit (%.3f == %.3f)",
+	   "per-cpu, 5 ms: every burst is a private hit (%.3f == %.3f)",
 	   a.ns_per_burst, hot);
 	ok(a.cid_changes == 0 && a.max_cid < 8, "per-cpu: areas never change");
 

@@ -7,7 +7,8 @@
  * Differential part: every policy is compared, CID by CID, with a plain
  * reference model written here from the policy's documented rules (not
  * from its code): bitmap and inherit (lowest free / hints under the
- * bound), the lazy family (per-CPU slots with LAZY_PUT, expiry, the
+ * bound, same-mm handover: the model keeps its own bitmap, per-task last
+ * CID and per-CPU last CID, and never reads the library's), the lazy family (per-CPU slots with LAZY_PUT, expiry, the
  * weight pass, batches, exit and migration rules; cache-local's recent
  * CID and expansion), and ownership (per-task and per-CPU modes, the two
  * walks, transit, convergence).  The models keep their own bitmap, slots
@@ -63,7 +64,7 @@ struct rmm {
 	struct rtask task[MAXT];
 	struct cidk_mask *uni;	    /* reference union */
 	unsigned int users;	    /* reference nr_users */
-	unsigned int cpu_last[MAXCPU]; /* reference (inherit): CPU's last CID */
+	unsigned int cpu_last[MAXCPU]; /* inherit model: the CPU's last CID */
 	/* the models' own state (lazy family, ownership) */
 	bool owned[MAXCPU];	    /* the bitmap */
 	struct rtrec rt[MAXT];
@@ -110,23 +111,6 @@ static unsigned int ref_max(struct rmm *r)
 	unsigned int a = cidk_mask_weight(r->uni);
 
 	return a < r->users ? a : r->users;
-}
-
-static bool held(struct rmm *r, unsigned int cid)
-{
-	for (int i = 0; i < MAXT; i++)
-		if (r->task[i].alive && r->task[i].t.running &&
-		    r->task[i].t.cid == cid)
-			return true;
-	return false;
-}
-
-static unsigned int lowest_free(struct rmm *r, unsigned int limit)
-{
-	for (unsigned int c = 0; c < limit; c++)
-		if (!held(r, c))
-			return c;
-	return CIDK_CID_NONE;
 }
 
 /* ---- the models' bitmap ----------------------------------------------------- */
@@ -549,6 +533,74 @@ static void ow_exit(struct rmm *r, unsigned int ti)
 	r->nlist--;
 }
 
+/*
+ * ---- bitmap and inherit model ------------------------------------------------
+ * Rules (docs/cid.md, lib/cid/inherit.c's header), on the model's own
+ * bitmap and records, with max = min(nr_cpus_allowed, nr_users) from the
+ * model's own union and user count:
+ *   - bitmap: switch-in takes the lowest free CID below nr_cpus_allowed;
+ *     switch-out frees it;
+ *   - inherit: switch-in tries the task's last CID, then the CPU's last
+ *     CID (when it differs), each if below max and free, then the lowest
+ *     free below max; switch-out frees the CID and makes it the CPU's
+ *     last; a switch between two tasks of the same mm passes the CID over
+ *     (no bitmap change; it becomes the CPU's last and the new task's
+ *     last) when it is below max, else it is an ordinary out and in;
+ *   - both: with nothing free under the bound, the lowest free CID below
+ *     nr_cpu_ids (the public switch's fallback); a task's last CID is its
+ *     latest CID, NONE from its fork.
+ */
+static unsigned int bi_in(struct rmm *r, unsigned int ti, unsigned int cpu)
+{
+	unsigned int max = ref_max(r), last = r->rt[ti].last;
+	unsigned int hint = r->cpu_last[cpu], c;
+
+	if (r->kind == CIDK_CID_BITMAP)
+		c = m_lowest(r, cidk_mask_weight(r->uni));
+	else if (last < max && !r->owned[last])
+		c = last;
+	else if (hint != last && hint < max && !r->owned[hint])
+		c = hint;
+	else
+		c = m_lowest(r, max);
+	if (c == NONE)
+		c = m_lowest(r, r->ncpu);
+	m_take(r, c);
+	r->rt[ti] = (struct rtrec){ .run = true, .cid = c, .cpu = cpu,
+				    .last = c != NONE ? c : last,
+				    .own = r->rt[ti].own };
+	return c;
+}
+
+static void bi_out(struct rmm *r, unsigned int ti)
+{
+	struct rtrec *t = &r->rt[ti];
+
+	if (t->cid != NONE) {
+		r->cpu_last[t->cpu] = t->cid;
+		r->owned[t->cid] = false;
+	}
+	t->run = false;
+	t->cid = NONE;
+}
+
+/* inherit's same-mm switch: true (and the CID passed) when it applies */
+static bool bi_handover(struct rmm *r, unsigned int pt, unsigned int nt,
+			unsigned int cpu, unsigned int *cid)
+{
+	unsigned int c = r->rt[pt].cid;
+
+	if (r->kind != CIDK_CID_INHERIT || c == NONE || c >= ref_max(r))
+		return false;
+	r->rt[pt].run = false;
+	r->rt[pt].cid = NONE;
+	r->cpu_last[cpu] = c;
+	r->rt[nt] = (struct rtrec){ .run = true, .cid = c, .cpu = cpu,
+				    .last = c, .own = r->rt[nt].own };
+	*cid = c;
+	return true;
+}
+
 /* ---- the models behind the events ------------------------------------------ */
 
 static unsigned int model_in(struct machine *w, struct rmm *r, unsigned int ti,
@@ -558,7 +610,7 @@ static unsigned int model_in(struct machine *w, struct rmm *r, unsigned int ti,
 		return lz_in(w, r, ti, cpu);
 	if (r->kind == CIDK_CID_OWNERSHIP)
 		return ow_in(r, ti, cpu);
-	return NONE;
+	return bi_in(r, ti, cpu);
 }
 
 static void model_out(struct machine *w, struct rmm *r, unsigned int ti)
@@ -569,6 +621,8 @@ static void model_out(struct machine *w, struct rmm *r, unsigned int ti)
 		lz_out(w, r, ti);
 	else if (r->kind == CIDK_CID_OWNERSHIP)
 		ow_out(r, ti);
+	else
+		bi_out(r, ti);
 }
 
 static void model_fork(struct rmm *r, unsigned int ti)
@@ -586,30 +640,6 @@ static void model_exit(struct machine *w, struct rmm *r, unsigned int ti)
 		lz_exit(r, ti);
 	else if (r->kind == CIDK_CID_OWNERSHIP)
 		ow_exit(r, ti);
-}
-
-/* What the reference model says task @ti of mm @mi gets on @cpu. */
-static unsigned int ref_switch_in(struct machine *w, unsigned int mi,
-				  unsigned int ti, unsigned int cpu,
-				  unsigned int handover)
-{
-	struct rmm *r = &w->m[mi];
-	unsigned int max = ref_max(r), last = r->task[ti].t.last_cid;
-
-	switch (cidk_cid_mm_policy(r->mm)) {
-	case CIDK_CID_BITMAP:
-		return lowest_free(r, cidk_mask_weight(r->uni));
-	case CIDK_CID_INHERIT:
-		if (handover != CIDK_CID_NONE && handover < max)
-			return handover;
-		if (last < max && !held(r, last))
-			return last;
-		if (r->cpu_last[cpu] < max && !held(r, r->cpu_last[cpu]))
-			return r->cpu_last[cpu];
-		return lowest_free(r, max);
-	default:
-		return CIDK_CID_NONE; /* not modelled */
-	}
 }
 
 static void check_all(struct machine *w, const char *what)
@@ -667,7 +697,7 @@ static void do_switch(struct machine *w, unsigned int cpu)
 	int nm = -1, nt = -1, cand_m[NMM * MAXT], cand_t[NMM * MAXT], nc = 0;
 	struct cidk_cid_mm *pmm = NULL, *nmm = NULL;
 	struct cidk_cid_task *prev = NULL, *next = NULL;
-	unsigned int expect = CIDK_CID_NONE, got, handover = CIDK_CID_NONE;
+	unsigned int expect = CIDK_CID_NONE, got;
 
 	for (int mi = 0; mi < NMM; mi++)
 		for (int i = 0; i < MAXT; i++) {
@@ -687,25 +717,19 @@ static void do_switch(struct machine *w, unsigned int cpu)
 	if (pm >= 0) {
 		pmm = w->m[pm].mm;
 		prev = &w->m[pm].task[pt].t;
-		if (pm == nm)
-			handover = prev->cid;
-		if (cidk_cid_mm_policy(pmm) == CIDK_CID_INHERIT &&
-		    !(pm == nm && handover < ref_max(&w->m[pm])))
-			w->m[pm].cpu_last[cpu] = prev->cid;
 	}
-	if (pm >= 0)
-		model_out(w, &w->m[pm], (unsigned int)pt);
 	if (nm >= 0) {
 		nmm = w->m[nm].mm;
 		next = &w->m[nm].task[nt].t;
-		/* the model decides after prev is out (held() skips it) */
-		if (prev)
-			prev->running = false;
-		expect = ref_switch_in(w, nm, nt, cpu, handover);
-		if (expect == NONE)
+	}
+	/* the model decides from its own state only, before the code runs */
+	if (!(pm >= 0 && pm == nm &&
+	      bi_handover(&w->m[pm], (unsigned int)pt, (unsigned int)nt, cpu,
+			  &expect))) {
+		if (pm >= 0)
+			model_out(w, &w->m[pm], (unsigned int)pt);
+		if (nm >= 0)
 			expect = model_in(w, &w->m[nm], (unsigned int)nt, cpu);
-		if (prev)
-			prev->running = true;
 	}
 	got = cidk_cid_switch(cpu, pmm, prev, nmm, next, w->now);
 	if (nm >= 0 && strict_bound(nmm) && got >= ref_max(&w->m[nm]) &&
@@ -713,8 +737,6 @@ static void do_switch(struct machine *w, unsigned int cpu)
 		diag("%s: cpu %u task %d got CID %u >= min(allowed, users) %u",
 		     cidk_cid_policy_name(cidk_cid_mm_policy(nmm)), cpu, nt, got,
 		     ref_max(&w->m[nm]));
-	if (nm >= 0 && cidk_cid_mm_policy(nmm) == CIDK_CID_INHERIT)
-		w->m[nm].cpu_last[cpu] = got;
 	w->compared += expect != CIDK_CID_NONE;
 	if (expect != CIDK_CID_NONE && got != expect && !w->diffs++)
 		diag("%s: cpu %u task %d got CID %u, reference %u",
@@ -834,11 +856,8 @@ static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 		} else if (ev < 36) {
 			if (!t->alive || r->users == 1)
 				continue;
-			if (t->t.running) {
+			if (t->t.running)
 				w.cur_mm[t->t.cpu] = w.cur_t[t->t.cpu] = -1;
-				if (cidk_cid_mm_policy(r->mm) == CIDK_CID_INHERIT)
-					r->cpu_last[t->t.cpu] = t->t.cid;
-			}
 			cidk_cid_exit(r->mm, &t->t, w.now);
 			t->alive = false;
 			r->users--;

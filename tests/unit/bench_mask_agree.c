@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit bench mask compares its three ways (bench/mask.c): on a union
+ * that changes they agree with a plain count, and a way whose result is
+ * off by one (the injected fault) makes the comparison fail with -EDOM;
+ * a run compares once per repetition after the changing-union check.
+ */
+#include <errno.h>
+
+#include "bench_mask.h"
+#include "tap.h"
+
+int main(void)
+{
+	static const unsigned int sizes[] = { 1, 23, 64, 65, 109, 4097 };
+
+	for (unsigned int k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		unsigned int bits = sizes[k], want = 0;
+		struct bench_mask_result r = { 0 };
+		int rc;
+
+		/* the union of every other bit, every third and the last */
+		for (unsigned int i = 0; i < bits; i++)
+			want += i % 2 == 0 || i % 3 == 0 || i == bits - 1;
+		rc = bench_mask_verify(bits, -1, &r);
+		ok(rc == 0 && r.compared == 1 && !r.disagreed &&
+			   r.weight[BENCH_MASK_UNION_COUNT] == want &&
+			   r.weight[BENCH_MASK_PER_BIT] == want &&
+			   r.weight[BENCH_MASK_LOCKED] == want,
+		   "%u bits: the three ways agree on a changing union (%u %u %u, "
+		   "plain count %u, rc %d)", bits, r.weight[0], r.weight[1],
+		   r.weight[2], want, rc);
+		for (int f = 0; f < BENCH_MASK_NR_WAYS; f++) {
+			struct bench_mask_result e = { 0 };
+
+			rc = bench_mask_verify(bits, f, &e);
+			ok(rc == -EDOM && e.disagreed && e.weight[f] == want + 1,
+			   "%u bits: %s off by one is caught (rc %d)", bits,
+			   bench_mask_way_name[f], rc);
+		}
+		rc = bench_mask_run(bits, 3, &r);
+		ok(rc == 0 && r.compared == 4 && !r.disagreed &&
+			   r.weight[BENCH_MASK_LOCKED] == bits,
+		   "%u bits, 3 reps: 4 comparisons, all equal, weight %u (rc %d)",
+		   bits, r.weight[BENCH_MASK_LOCKED], rc);
+	}
+	return done_testing();
+}
