@@ -21,15 +21,7 @@ cidkit=$1
 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 
-# The Debian python3 has python3-matplotlib; a python3 earlier in PATH
-# (pyenv, a venv) may not.
-python=
-for p in ${PYTHON:-} python3 /usr/bin/python3; do
-	if "$p" -c 'import matplotlib' 2>/dev/null; then
-		python=$p
-		break
-	fi
-done
+python=$("$here/mpl-python.sh" || true)
 if [ -z "$python" ]; then
 	echo "cidkit: plots: no python3 with matplotlib (apt-get install python3-matplotlib, or scripts/bootstrap.sh as root)" >&2
 	exit 2

@@ -1,5 +1,7 @@
 # tests/cli/tap.sh - TAP helpers for the command's end-to-end tests.
 # Source it; then: run ARGS... (sets $out $err $rc), ok COND "what", done.
+# ok COND "what" FILE: on failure, show FILE (first 40 lines) instead of
+# the last run's output.
 # skip_all "why" before any ok: plan "1..0 # SKIP why", exit 0 (meson's TAP
 # parser reports SKIP; exit 77 would be an ERROR under protocol: 'tap').
 n=0
@@ -21,9 +23,13 @@ ok() {
 	else
 		echo "not ok $n - $2"
 		failed=$((failed + 1))
+		if [ $# -ge 3 ]; then
+			[ -f "$3" ] && sed 's/^/#   /' "$3" | head -40
+			return 0
+		fi
 		echo "#   stdout: $(head -c 300 "$tmp/out" | tr '\n' '|')"
 		echo "#   stderr: $(head -c 300 "$tmp/err" | tr '\n' '|')"
-		echo "#   exit: $rc"
+		echo "#   exit: ${rc:-}"
 	fi
 }
 

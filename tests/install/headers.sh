@@ -16,20 +16,7 @@ SRC=$1
 SO=$2
 HERE=$SRC/tests/install
 
-n=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { # ok STATUS WHAT [DETAIL-FILE]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[ $# -ge 3 ] && [ -f "$3" ] && sed 's/^/#   /' "$3" | head -30
-	fi
-}
+. "$SRC/tests/cli/tap.sh"
 
 W="-Wall -Wextra -Wundef -Werror"
 # One unit per header (with a declaration after the include: an empty unit
@@ -93,5 +80,4 @@ for cc in gcc clang; do
 	ok $? "$cxx -O2: the same instructions from C++" "$tmp/err"
 done
 
-echo "1..$n"
-[ $failed -eq 0 ]
+done_testing

@@ -9,20 +9,7 @@
 set -u
 MESON=$1 BUILD=$2 SRC=$3 VERSION=$4 CC=$5 SANITIZE=$6
 
-n=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { # ok STATUS WHAT [DETAIL-FILE]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[ $# -ge 3 ] && [ -f "$3" ] && sed 's/^/#   /' "$3" | head -40
-	fi
-}
+. "$SRC/tests/cli/tap.sh"
 
 dest=$tmp/dest
 "$MESON" install -C "$BUILD" --no-rebuild --destdir "$dest" >"$tmp/install.log" 2>&1
@@ -174,5 +161,4 @@ env -u CIDKIT_CHECK "$cidkit" check --list >"$tmp/check.out" 2>&1
 [ $? -eq 2 ] && grep -q "^cidkit: " "$tmp/check.out"
 ok $? "without the installed cidkit-check: one cidkit: line, exit 2" "$tmp/check.out"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+done_testing

@@ -11,13 +11,7 @@ SRC=${2:?usage: plots.sh path/to/cidkit SOURCE-ROOT}
 
 figs="sim-locality sim-scan sim-scan-scaling"
 
-python=
-for p in ${PYTHON:-} python3 /usr/bin/python3; do
-	if "$p" -c 'import matplotlib' 2>/dev/null; then
-		python=$p
-		break
-	fi
-done
+python=$("$SRC/scripts/mpl-python.sh")
 if [ -z "$python" ]; then
 	echo "1..0 # SKIP no python3 with matplotlib (scripts/bootstrap.sh installs python3-matplotlib)"
 	exit 0
