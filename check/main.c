@@ -11,7 +11,6 @@
  * 1 when one does (with its trace), 2 for bad input.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,38 +21,21 @@
 #include "chk.h"
 #include "cid_model.h"
 #include "cli.h"
+#include "opt.h"
 #include "scenario.h"
 
 #define MAX_FILE (64u * 1024)
 
-static const char usage[] =
-	"usage: cidkit check [--policy P[:VARIANT]] [--scenario NAME|FILE]\n"
-	"                    [--preemptions N] [--max-steps N] [--max-schedules N]\n"
-	"                    [--random N [--seed S] [--depth D]] [--no-por]\n"
-	"                    [--mutant NAME] [--json]\n"
-	"       cidkit check --list | --mutants [--json] | --growth [--json]\n"
-	"\n"
+static const char about[] =
 	"Explore the interleavings of the real lib/cid code on small scenarios and\n"
 	"check, at every step, that no CID has two owners, that running tasks hold\n"
 	"one within the policy's bound, that nothing leaks, and that every retry\n"
 	"loop makes progress.  A violation prints the shortest schedule found as a\n"
-	"numbered trace (step, thread, event, operation, lib/cid source line).\n"
-	"\n"
-	"  --policy P       bitmap, lazy, lazy-batched, cache-local, inherit,\n"
-	"                   ownership, ownership:v6.19 (default: each scenario's own)\n"
-	"  --scenario S     a name from --list, or a scenario file (default: all)\n"
-	"  --preemptions N  at most N preemptions per schedule, 0..8 (default 2)\n"
-	"  --max-steps N    steps per execution before it counts as no progress\n"
-	"                   (default 20000)\n"
-	"  --max-schedules N  stop after N schedules (default: none)\n"
-	"  --random N       N randomized executions (PCT) instead of the full search\n"
-	"  --seed S         PCT seed (default 1);  --depth D  PCT depth (default 3)\n"
-	"  --no-por         no sleep sets (partial-order reduction)\n"
-	"  --mutant NAME    switch on one deliberately broken behaviour (--mutants)\n"
-	"  --list           the scenarios;  --mutants  the mutation table\n"
-	"  --growth         schedules and time as tasks and CPUs grow\n"
-	"  --json           JSON instead of text\n"
-	"\n"
+	"numbered trace (step, thread, event, operation, lib/cid source line).\n";
+
+static const char epilog[] =
+	"Policies: bitmap, lazy, lazy-batched, cache-local, inherit, ownership,\n"
+	"ownership:v6.19.  --list, --mutants and --growth exclude each other.\n"
 	"Exit: 0 no violation in the bounded space, 1 a violation, 2 bad input.\n";
 
 static const struct {
@@ -94,7 +76,7 @@ static const struct {
 struct opts {
 	struct chk_opts c;
 	const char *policy, *scenario, *mutant;
-	bool json, list, mutants, growth;
+	bool json, list, mutants, growth, no_por;
 	int argc;
 	char **argv;
 };
@@ -479,104 +461,52 @@ static int do_growth(const struct opts *o)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option longs[] = {
-		{ "policy", required_argument, NULL, 'p' },
-		{ "scenario", required_argument, NULL, 's' },
-		{ "preemptions", required_argument, NULL, 'P' },
-		{ "max-steps", required_argument, NULL, 'S' },
-		{ "max-schedules", required_argument, NULL, 'M' },
-		{ "random", required_argument, NULL, 'r' },
-		{ "seed", required_argument, NULL, 'e' },
-		{ "depth", required_argument, NULL, 'd' },
-		{ "no-por", no_argument, NULL, 'n' },
-		{ "mutant", required_argument, NULL, 'u' },
-		{ "mutants", no_argument, NULL, 'U' },
-		{ "growth", no_argument, NULL, 'g' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	uint64_t max_steps = 20000, max_schedules = 0, random = 0, seed = 1;
+	struct opt opts[] = {
+		{ OPT_STRING("policy", 0, &o->policy, "P",
+			     "a policy, or ownership:v6.19 (default: each "
+			     "scenario's own)") },
+		{ OPT_STRING("scenario", 0, &o->scenario, "S",
+			     "a name from --list, or a scenario file (default: all)") },
+		{ OPT_UINT("preemptions", 0, &o->c.preemptions, 0, 8, "N",
+			   "at most N preemptions per schedule") },
+		{ OPT_U64("max-steps", 0, &max_steps, 10, 10000000, "N",
+			  "steps per execution before it counts as no progress") },
+		{ OPT_U64("max-schedules", 0, &max_schedules, 1, 1000000000, "N",
+			  "stop after N schedules"), .def = "none" },
+		{ OPT_U64("random", 0, &random, 1, 1000000000, "N",
+			  "N randomized executions (PCT) instead of the full search"),
+		  .def = "" },
+		{ OPT_U64("seed", 0, &seed, 0, UINT64_MAX, "S", "PCT seed") },
+		{ OPT_UINT("depth", 0, &o->c.pct_depth, 1, 8, "D", "PCT depth") },
+		{ OPT_FLAG("no-por", 0, &o->no_por,
+			   "no sleep sets (partial-order reduction)") },
+		{ OPT_STRING("mutant", 0, &o->mutant, "NAME",
+			     "switch on one deliberately broken behaviour (--mutants)") },
+		{ OPT_FLAG("list", 0, &o->list, "the scenarios"), .group = 1 },
+		{ OPT_FLAG("mutants", 0, &o->mutants, "the mutation table"),
+		  .group = 1 },
+		{ OPT_FLAG("growth", 0, &o->growth,
+			   "schedules and time as tasks and CPUs grow"), .group = 1 },
+		{ OPT_FLAG("json", 0, &o->json, "JSON instead of text") },
+		{ .type = OT_END },
 	};
-	unsigned int u;
-	uint64_t v;
-	int c, rc;
+	struct opt_cmd cmd = { "check", about, epilog, NULL, 0, 0, opts };
+	int rc, first;
 
 	memset(o, 0, sizeof(*o));
 	o->c.preemptions = 2;
-	o->c.max_steps = 20000;
 	o->c.sleep_sets = true;
-	o->c.seed = 1;
 	o->c.pct_depth = 3;
 	o->c.keep_searching = true;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			o->policy = optarg;
-			break;
-		case 's':
-			o->scenario = optarg;
-			break;
-		case 'P':
-			if ((rc = cli_parse_uint("--preemptions", optarg, 0, 8, &u)))
-				return rc;
-			o->c.preemptions = u;
-			break;
-		case 'S':
-			if ((rc = cli_parse_u64("--max-steps", optarg, 10, 10000000, &v)))
-				return rc;
-			o->c.max_steps = (unsigned long)v;
-			break;
-		case 'M':
-			if ((rc = cli_parse_u64("--max-schedules", optarg, 1,
-						1000000000, &v)))
-				return rc;
-			o->c.max_schedules = (unsigned long)v;
-			break;
-		case 'r':
-			if ((rc = cli_parse_u64("--random", optarg, 1, 1000000000, &v)))
-				return rc;
-			o->c.random = (unsigned long)v;
-			break;
-		case 'e':
-			if ((rc = cli_parse_u64("--seed", optarg, 0, UINT64_MAX, &v)))
-				return rc;
-			o->c.seed = v;
-			break;
-		case 'd':
-			if ((rc = cli_parse_uint("--depth", optarg, 1, 8, &u)))
-				return rc;
-			o->c.pct_depth = u;
-			break;
-		case 'n':
-			o->c.sleep_sets = false;
-			break;
-		case 'u':
-			o->mutant = optarg;
-			break;
-		case 'U':
-			o->mutants = true;
-			break;
-		case 'g':
-			o->growth = true;
-			break;
-		case 'l':
-			o->list = true;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		default:
-			return cli_bad_option("check", argv, c);
-		}
-	}
-	if (optind < argc)
-		return cli_extra_arg("check", argv[optind]);
-	if (o->list + o->mutants + o->growth > 1)
-		return cli_error("check: --list, --mutants and --growth exclude each other");
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return rc == OPT_HELP ? OPT_HELP : rc;
+	o->c.max_steps = (unsigned long)max_steps;
+	o->c.max_schedules = (unsigned long)max_schedules;
+	o->c.random = (unsigned long)random;
+	o->c.seed = seed;
+	o->c.sleep_sets = !o->no_por;
 	if ((o->mutants || o->list) && (o->scenario || o->mutant))
 		return cli_error("check: --%s takes no --scenario or --mutant",
 				 o->list ? "list" : "mutants");
@@ -600,7 +530,7 @@ int main(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 
 	if (rc)
-		return rc;
+		return opt_status(rc);
 	if (o.list)
 		return do_list(&o);
 	if (o.mutants)

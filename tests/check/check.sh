@@ -187,6 +187,9 @@ expect_usage_error "a NUL byte" check --scenario "$tmp/nul.scn"
 expect_usage_error "unknown policy" check --policy nope
 expect_usage_error "variant of a policy without" check --policy lazy:v6.19
 expect_usage_error "unknown mutant" check --mutant nope
+expect_usage_error "--list with --mutants (one group)" check --list --mutants
+expect_usage_error "--preemptions above 8" check --preemptions 9
+expect_usage_error "--seed given twice" check --seed 1 --seed 2
 expect_usage_error "preemptions out of range" check --preemptions 9
 expect_usage_error "max-steps not a number" check --max-steps 1e3
 expect_usage_error "random zero" check --random 0

@@ -16,7 +16,7 @@ cmds=""
 for c in $(list); do
 	case $c in
 	sim | bench) for s in $(list "$c"); do cmds="$cmds $c:$s"; done ;;
-	check) ;; # a separate program (check/main.c) with its own options
+	check) cmds="$cmds check" ;; # a separate program, the same parser
 	*) cmds="$cmds $c" ;;
 	esac
 done
