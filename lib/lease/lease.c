@@ -410,10 +410,8 @@ static __attribute__((noinline)) int exit_slow(struct cidk_lease_domain *d,
 }
 
 /*
- * Exit.  Fast path, inline: for the lazy family, when this is not the
- * thread's LEASE_TICK-th exit, the release store of lease_fast.h.  Else
- * the clock and the scan check when due, and the policy's lease
- * switch-out.
+ * Exit without the fast path: a domain not of the lazy family, or another
+ * domain's record cached.
  */
 static __attribute__((noinline)) int exit_lookup(struct cidk_lease_domain *d)
 {
@@ -424,6 +422,12 @@ static __attribute__((noinline)) int exit_lookup(struct cidk_lease_domain *d)
 	return exit_slow(d, r);
 }
 
+/*
+ * Exit.  Fast path, inline: for the lazy family, when this is not the
+ * thread's LEASE_TICK-th exit, the release store of lease_fast.h.  Else
+ * the clock and the scan check when due, and the policy's lease
+ * switch-out.
+ */
 int cidk_lease_exit(struct cidk_lease_domain *d)
 {
 	struct lease_rec *r;
