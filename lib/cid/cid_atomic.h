@@ -252,17 +252,23 @@ CIDK__INLINE unsigned int cidk__ldp_(const unsigned int *p,
 	unsigned int v;
 
 	cidk__chk_before(s, CIDK__OP_LOAD, p);
-	v = __atomic_load_n(p, __ATOMIC_RELAXED);
+	v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
 	cidk__chk_after(v, v);
 	return v;
 }
 
+/*
+ * Release, paired with cidk__ldp()'s acquire: a task's CPU word (ownership
+ * moves it under the old CPU's lock only; whoever then pins the task under
+ * the new CPU's lock must see what the task wrote before the move).  Plain
+ * moves on x86.
+ */
 CIDK__INLINE void cidk__stp_(unsigned int *p, unsigned int v,
 			     const struct cidk__site *s)
 {
 	cidk__chk_before(s, CIDK__OP_STORE, p);
 	cidk__chk_after(CIDK__PEEK_PLAIN(p), v);
-	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
 #define cidk__ldp(p) cidk__ldp_((p), CIDK__SITE)

@@ -67,7 +67,13 @@
  *   rq_lock    per CPU, the runqueue lock: a slot's cid and curr, and the
  *              `own` word of the tasks whose `cpu` is that CPU.  A task's
  *              `cpu` changes only under its old CPU's rq_lock, so
- *              task_rq_lock() (read cpu, lock, re-check) pins it.
+ *              task_rq_lock() (read cpu, lock, re-check) pins it.  The
+ *              kernel also holds the new rq's lock, or marks the task
+ *              MIGRATING, while it moves; here the move's store of `cpu`
+ *              is a release and the re-check an acquire, so that a walker
+ *              that pins the task on its new CPU before the task takes
+ *              that CPU's lock sees the task's `own` as it left it (a
+ *              data race ThreadSanitizer found in lease_churn).
  * Lock-free: the mode words and max_cids (read at every switch-in), the
  * bitmap (atomic RMWs), nr_users and nr_cpus_allowed.
  *
