@@ -77,8 +77,6 @@ struct opts {
 	struct chk_opts c;
 	const char *policy, *scenario, *mutant;
 	bool json, list, mutants, growth, no_por;
-	int argc;
-	char **argv;
 };
 
 /* ---- one exploration ----------------------------------------------------------- */

@@ -63,8 +63,7 @@ struct cidk_lease_domain {
 	struct cidk_cid_mm *mm;
 	uint64_t id;
 	unsigned int capacity, nr_cpu_ids;
-	bool uses_time;
-	bool lazy; /* the lazy family: lease_fast.h */
+	bool lazy; /* the lazy family: time, scans, lease_fast.h */
 	struct cidk_mask *allowed;  /* [0, capacity) */
 	struct lease_rec *recs;	    /* reg_lock */
 };
@@ -274,10 +273,9 @@ int cidk_lease_domain_create(const struct cidk_cid_params *p,
 	 */
 	d->capacity = capacity;
 	d->nr_cpu_ids = capacity;
-	d->uses_time = p->kind == CIDK_CID_LAZY ||
-		       p->kind == CIDK_CID_LAZY_BATCHED ||
-		       p->kind == CIDK_CID_CACHE_LOCAL;
-	d->lazy = d->uses_time;
+	d->lazy = p->kind == CIDK_CID_LAZY ||
+		  p->kind == CIDK_CID_LAZY_BATCHED ||
+		  p->kind == CIDK_CID_CACHE_LOCAL;
 	d->allowed = cidk_mask_alloc(d->nr_cpu_ids);
 	if (!d->allowed)
 		goto fail;
@@ -322,7 +320,7 @@ static __attribute__((noinline)) int try_enter_slow(struct cidk_lease_domain *d,
 
 	if (r->task.running)
 		return -EBUSY;
-	if (d->uses_time)
+	if (d->lazy)
 		r->now = now_ns();
 	cid = cidk__cid_lease_in(d->mm, &r->task, cpu, r->now);
 	if (cid == CIDK_CID_NONE)
