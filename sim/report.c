@@ -41,8 +41,7 @@ bool sim_locality_reference(const char *config, unsigned int delay_ms,
 	return false;
 }
 
-/* Index of the reference column for a policy, or -1. */
-static int reference_column(int policy)
+int sim_reference_column(int policy)
 {
 	switch (policy) {
 	case CIDK_SIM_PER_CPU:
@@ -118,7 +117,7 @@ void sim_report_locality_table(FILE *f, const struct sim_locality_cell *cells,
 				continue;
 			fprintf(f, "%-12s", "  reference");
 			for (unsigned int p = 0; p < np; p++) {
-				int col = reference_column(pol[p]);
+				int col = sim_reference_column(pol[p]);
 
 				if (col < 0)
 					fprintf(f, " %12s", "-");
@@ -131,7 +130,7 @@ void sim_report_locality_table(FILE *f, const struct sim_locality_cell *cells,
 			for (unsigned int p = 0; p < np; p++) {
 				const struct sim_locality_cell *x =
 					find(cells, ncells, configs[c], delays[d], pol[p]);
-				int col = reference_column(pol[p]);
+				int col = sim_reference_column(pol[p]);
 
 				if (col < 0 || !x)
 					fprintf(f, " %12s", "-");
@@ -144,44 +143,12 @@ void sim_report_locality_table(FILE *f, const struct sim_locality_cell *cells,
 	}
 }
 
-static void score_json(FILE *f, const struct sim_locality_score *s);
-
-void sim_report_locality_json(FILE *f, const struct sim_locality_cell *cells,
-			      unsigned int ncells, bool reference, bool score)
-{
-	struct sim_locality_score sc;
-
-	if (score && sim_locality_score(cells, ncells, &sc))
-		fputs("{\"cells\": ", f);
-	else
-		score = false;
-	fputc('[', f);
-	for (unsigned int i = 0; i < ncells; i++) {
-		const struct sim_locality_cell *c = &cells[i];
-		double ref[3];
-		int col = reference_column(c->policy);
-
-		fprintf(f,
-			"%s\n  {\"config\": \"%s\", \"delay_ms\": %u, \"policy\": \"%s\", "
-			"\"ns_per_burst\": %.1f, \"max_cid\": %u, \"cid_changes\": %llu",
-			i ? "," : "", c->config, c->delay_ms,
-			sim_policy_label(c->policy), c->res.ns_per_burst,
-			c->res.max_cid, (unsigned long long)c->res.cid_changes);
-		if (reference && col >= 0 &&
-		    sim_locality_reference(c->config, c->delay_ms, ref))
-			fprintf(f, ", \"reference_ns_per_burst\": %.0f", ref[col]);
-		fputc('}', f);
-	}
-	fputs("\n]", f);
-	if (score) {
-		fputs(",\n\"score\": ", f);
-		score_json(f, &sc);
-		fputc('}', f);
-	}
-	fputc('\n', f);
-}
-
 static const char *const score_col[3] = { "per-cpu", "lazy", "cache-local" };
+
+const char *sim_score_label(unsigned int col)
+{
+	return col < 3 ? score_col[col] : "?";
+}
 
 bool sim_locality_score(const struct sim_locality_cell *cells,
 			unsigned int ncells, struct sim_locality_score *s)
@@ -262,35 +229,4 @@ void sim_report_locality_score(FILE *f, const struct sim_locality_score *s)
 			(s->row[rr].ref[1] / s->row[rr].ref[2]));
 	fprintf(f, "within the goal: %u/16 per-cpu and cache-local cells within 1.5x, %u/8 ratios within 2x\n",
 		s->within_1_5, s->ratios_within_2);
-}
-
-static void score_json(FILE *f, const struct sim_locality_score *s)
-{
-	const unsigned int wr = s->worst_row, rr = s->worst_ratio_row;
-
-	fputs("{\"rows\": [", f);
-	for (unsigned int i = 0; i < SIM_SCORE_RATIOS; i++) {
-		const double *x = s->row[i].sim, *r = s->row[i].ref;
-
-		fprintf(f, "%s\n  {\"config\": \"%s\", \"delay_ms\": %u", i ? "," : "",
-			s->row[i].config, s->row[i].delay_ms);
-		for (unsigned int k = 0; k < 3; k++)
-			fprintf(f, ", \"%s\": {\"sim\": %.1f, \"ref\": %.0f, \"sim_over_ref\": %.4f}",
-				score_col[k], x[k], r[k], x[k] / r[k]);
-		fprintf(f, ", \"lazy_over_cache_local\": {\"sim\": %.4f, \"ref\": %.4f, \"sim_over_ref\": %.4f}}",
-			x[1] / x[2], r[1] / r[2], (x[1] / x[2]) / (r[1] / r[2]));
-	}
-	fprintf(f, "\n],\n\"mean_abs_log\": %.4f, \"factor\": %.4f,\n", s->mean_abs_log,
-		exp(s->mean_abs_log));
-	fprintf(f, "\"worst\": {\"config\": \"%s\", \"delay_ms\": %u, \"policy\": \"%s\", \"sim_over_ref\": %.4f},\n",
-		s->row[wr].config, s->row[wr].delay_ms, score_col[s->worst_col],
-		s->row[wr].sim[s->worst_col] / s->row[wr].ref[s->worst_col]);
-	fprintf(f, "\"ratio_mean_abs_log\": %.4f, \"ratio_factor\": %.4f,\n",
-		s->ratio_mean_abs_log, exp(s->ratio_mean_abs_log));
-	fprintf(f, "\"worst_ratio\": {\"config\": \"%s\", \"delay_ms\": %u, \"sim_over_ref\": %.4f},\n",
-		s->row[rr].config, s->row[rr].delay_ms,
-		(s->row[rr].sim[1] / s->row[rr].sim[2]) /
-			(s->row[rr].ref[1] / s->row[rr].ref[2]));
-	fprintf(f, "\"within_1_5\": %u, \"ratios_within_2\": %u}", s->within_1_5,
-		s->ratios_within_2);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/report.h - tables and JSON for the simulator's scenarios.  Writes to
- * the FILE the command gives it; deterministic (no times, no addresses).
+ * sim/report.h - tables for the simulator's scenarios, and the locality
+ * scoreboard.  Writes to the FILE the command gives it; deterministic (no
+ * times, no addresses).  JSON is the command's (tools/cidkit/json.c).
  */
 #ifndef CIDKIT_SIM_REPORT_H
 #define CIDKIT_SIM_REPORT_H
@@ -28,6 +29,9 @@ const char *sim_policy_label(int policy);
 bool sim_locality_reference(const char *config, unsigned int delay_ms,
 			    double out[3]);
 
+/* @policy's column in sim_locality_reference()'s row (0-2), or -1. */
+int sim_reference_column(int policy);
+
 /* What the table's blocks, rows and columns are, in the order to print. */
 struct sim_locality_axes {
 	const unsigned int *delays_ms;
@@ -49,14 +53,6 @@ void sim_report_locality_table(FILE *f, const struct sim_locality_cell *cells,
 			       bool reference);
 
 /*
- * A JSON array of {"config","delay_ms","policy","ns_per_burst","max_cid",
- * "cid_changes"} (with @reference, "reference_ns_per_burst" too).  With
- * @score, an object {"cells": that array, "score": the scoreboard}.
- */
-void sim_report_locality_json(FILE *f, const struct sim_locality_cell *cells,
-			      unsigned int ncells, bool reference, bool score);
-
-/*
  * The model's scoreboard over the 24 reference cells (4 configs x 2 delays
  * x per-cpu, lazy, cache-local), all of which @cells must hold.
  */
@@ -76,6 +72,9 @@ struct sim_locality_score {
 	unsigned int within_1_5; /* per-cpu and cache-local cells within 1.5x (of 16) */
 	unsigned int ratios_within_2; /* lazy/cache-local ratios within 2x (of 8) */
 };
+
+/* "per-cpu", "lazy" or "cache-local": the scoreboard's column @col (0-2). */
+const char *sim_score_label(unsigned int col);
 
 /* Fill @s from @cells; false if one of the 24 cells is missing. */
 bool sim_locality_score(const struct sim_locality_cell *cells,

@@ -6,6 +6,7 @@
  *                     [--json] [--perf]
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,7 +24,6 @@ static const char about[] =
 	"Threads pinned one per core burst one after another in a random order\n"
 	"(reshuffled every round) with a fixed delay between bursts; each burst\n"
 	"increments a 16 kB area indexed by CPU (per-cpu) or by the thread's CID.\n"
-	"Prints ns per burst from the machine's cache cost model.\n"
 	"Prints ns per burst from the machine's cache cost model.\n";
 
 /* Do the axes hold every one of the scoreboard's 24 reference cells? */
@@ -58,6 +58,116 @@ static bool score_axes_complete(const struct opt_list *configs,
 			return false;
 	}
 	return true;
+}
+
+/* {"sim": .., "ref": .., "sim_over_ref": ..} under @key */
+static void json_vs(struct jw *w, const char *key, double sim, int sim_dec,
+		    double ref, int ref_dec)
+{
+	jw_key(w, key);
+	jw_obj(w);
+	jw_knum(w, "sim", sim, sim_dec);
+	jw_knum(w, "ref", ref, ref_dec);
+	jw_knum(w, "sim_over_ref", sim / ref, 4);
+	jw_obj_end(w);
+}
+
+/* The scoreboard: one row per config and delay, then the summary lines. */
+static void json_score(struct jw *w, const struct sim_locality_score *s)
+{
+	const unsigned int wr = s->worst_row, wc = s->worst_col,
+			   rr = s->worst_ratio_row;
+
+	jw_obj(w);
+	jw_key(w, "rows");
+	jw_arr(w);
+	for (unsigned int i = 0; i < SIM_SCORE_RATIOS; i++) {
+		const double *x = s->row[i].sim, *r = s->row[i].ref;
+
+		jw_break(w, "\n  ");
+		jw_obj(w);
+		jw_kstr(w, "config", s->row[i].config);
+		jw_kuint(w, "delay_ms", s->row[i].delay_ms);
+		for (unsigned int k = 0; k < 3; k++)
+			json_vs(w, sim_score_label(k), x[k], 1, r[k], 0);
+		json_vs(w, "lazy_over_cache_local", x[1] / x[2], 4, r[1] / r[2], 4);
+		jw_obj_end(w);
+	}
+	jw_break(w, "\n");
+	jw_arr_end(w);
+	jw_break(w, "\n");
+	jw_knum(w, "mean_abs_log", s->mean_abs_log, 4);
+	jw_knum(w, "factor", exp(s->mean_abs_log), 4);
+	jw_break(w, "\n");
+	jw_key(w, "worst");
+	jw_obj(w);
+	jw_kstr(w, "config", s->row[wr].config);
+	jw_kuint(w, "delay_ms", s->row[wr].delay_ms);
+	jw_kstr(w, "policy", sim_score_label(wc));
+	jw_knum(w, "sim_over_ref", s->row[wr].sim[wc] / s->row[wr].ref[wc], 4);
+	jw_obj_end(w);
+	jw_break(w, "\n");
+	jw_knum(w, "ratio_mean_abs_log", s->ratio_mean_abs_log, 4);
+	jw_knum(w, "ratio_factor", exp(s->ratio_mean_abs_log), 4);
+	jw_break(w, "\n");
+	jw_key(w, "worst_ratio");
+	jw_obj(w);
+	jw_kstr(w, "config", s->row[rr].config);
+	jw_kuint(w, "delay_ms", s->row[rr].delay_ms);
+	jw_knum(w, "sim_over_ref",
+		(s->row[rr].sim[1] / s->row[rr].sim[2]) /
+			(s->row[rr].ref[1] / s->row[rr].ref[2]), 4);
+	jw_obj_end(w);
+	jw_break(w, "\n");
+	jw_kuint(w, "within_1_5", s->within_1_5);
+	jw_kuint(w, "ratios_within_2", s->ratios_within_2);
+	jw_obj_end(w);
+}
+
+/*
+ * A JSON array of {"config","delay_ms","policy","ns_per_burst","max_cid",
+ * "cid_changes"} (with @reference, "reference_ns_per_burst" too), one cell
+ * per line.  With @sc, an object {"cells": that array, "score": ...}.
+ */
+static void json_cells(const struct sim_locality_cell *cells,
+		       unsigned int ncells, bool reference,
+		       const struct sim_locality_score *sc)
+{
+	struct jw w;
+
+	jw_init(&w, stdout);
+	if (sc) {
+		jw_obj(&w);
+		jw_key(&w, "cells");
+	}
+	jw_arr(&w);
+	for (unsigned int i = 0; i < ncells; i++) {
+		const struct sim_locality_cell *c = &cells[i];
+		double ref[3];
+		int col = sim_reference_column(c->policy);
+
+		jw_break(&w, "\n  ");
+		jw_obj(&w);
+		jw_kstr(&w, "config", c->config);
+		jw_kuint(&w, "delay_ms", c->delay_ms);
+		jw_kstr(&w, "policy", sim_policy_label(c->policy));
+		jw_knum(&w, "ns_per_burst", c->res.ns_per_burst, 1);
+		jw_kuint(&w, "max_cid", c->res.max_cid);
+		jw_kuint(&w, "cid_changes", c->res.cid_changes);
+		if (reference && col >= 0 &&
+		    sim_locality_reference(c->config, c->delay_ms, ref))
+			jw_knum(&w, "reference_ns_per_burst", ref[col], 0);
+		jw_obj_end(&w);
+	}
+	jw_break(&w, "\n");
+	jw_arr_end(&w);
+	if (sc) {
+		jw_break(&w, "\n");
+		jw_key(&w, "score");
+		json_score(&w, sc);
+		jw_obj_end(&w);
+	}
+	jw_end(&w);
 }
 
 int cmd_sim_locality(int argc, char **argv)
@@ -194,7 +304,7 @@ int cmd_sim_locality(int argc, char **argv)
 		return cli_error("sim locality: --score: a reference cell is missing");
 	}
 	if (json) {
-		sim_report_locality_json(stdout, cells, ncells, reference, score);
+		json_cells(cells, ncells, reference, score ? &sc : NULL);
 	} else {
 		cli_echo_command(stdout, argc, argv, "sim");
 		printf("machine %s, %u rounds (the first warms up), seed %llu, compaction on %s\n",
