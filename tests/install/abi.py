@@ -15,6 +15,8 @@
 3. The man pages: cidkit.1 has a section for every command and
    subcommand of `cidkit --help`, naming every option its --help names and
    no other; every cidk_* name in libcidkit.3 exists in a header.
+4. README.md's table of subcommands has a row for each, naming only
+   options its --help has.
 """
 import os
 import re
@@ -228,6 +230,26 @@ def main():
                                                  sorted(inman - opts - {"--help"})))
     extra = set(secs) - {"cidkit " + " ".join(c) for c in cmds}
     t.ok(not extra, "cidkit.1 describes no command that does not exist", sorted(extra))
+
+    # README's table of subcommands: every command there, no option that
+    # its --help does not have (the table is a summary: it may leave some out).
+    readme = open(os.path.join(src, "README.md")).read()
+    rows = {}
+    for m in re.finditer(r"^\| `cidkit ([a-z-]+(?: [a-z-]+)?)([^`]*)`", readme, re.M):
+        words = m.group(1).split()
+        if words[0] not in ("sim", "bench"):
+            words = words[:1]
+        rows.setdefault(" ".join(words), set()).update(re.findall(r"--[a-z][a-z-]*", m.group(2)))
+    for c in cmds:
+        if len(c) == 1 and c[0] in ("sim", "bench"):
+            continue
+        name = " ".join(c)
+        r = subprocess.run([cidkit] + c + ["--help"], capture_output=True, text=True)
+        opts = help_options(r.stdout)
+        t.ok(name in rows and rows[name] <= opts,
+             "README.md: cidkit %s is in the table with real options" % name,
+             "not in README's table" if name not in rows else
+             "not in --help: %s" % sorted(rows[name] - opts))
 
     # libcidkit(3): every cidk_* name it mentions is real.
     man3 = open(os.path.join(src, "man", "libcidkit.3.scd")).read().replace("\\_", "_")
