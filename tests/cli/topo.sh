@@ -30,7 +30,12 @@ python3 -c '
 import json, sys
 for f in sys.argv[1:]:
     d = json.load(open(f))
-    assert list(d) == ["nr_cpus", "online", "levels", "span_sane", "insane_level", "notes"], f
+    assert list(d) == ["nr_cpus", "online", "levels", "span_sane", "insane_level", "insane", "notes"], f
+    i = d["insane"]
+    assert (i is None) == d["span_sane"] == (d["insane_level"] is None), f
+    if i is not None:
+        assert i["rule"] in ("span", "nest") and ("below" in i) == (i["rule"] == "nest"), f
+        assert len(i["cpus"]) == 2 and i["cpus"][0] <= i["cpus"][1], f
     assert all(isinstance(n, str) for n in d["notes"]), f
     for l in d["levels"]:
         if f.endswith(".groups.json"):
@@ -118,7 +123,7 @@ ok $? "the cidkit topo outputs shown in docs/topo.md are what it prints"
 
 # Presets (expected values from their shapes, by hand).
 run topo --machine epyc-9654-2s --json
-[ $rc -eq 0 ] && [ "$out" = '{"nr_cpus": 384, "online": "0-383", "levels": [{"name": "smt", "nr_groups": 192, "min_span": 2, "max_span": 2}, {"name": "llc", "nr_groups": 24, "min_span": 16, "max_span": 16}, {"name": "pkg", "nr_groups": 2, "min_span": 192, "max_span": 192}, {"name": "numa", "nr_groups": 2, "min_span": 192, "max_span": 192}], "span_sane": true, "insane_level": null, "notes": []}' ]
+[ $rc -eq 0 ] && [ "$out" = '{"nr_cpus": 384, "online": "0-383", "levels": [{"name": "smt", "nr_groups": 192, "min_span": 2, "max_span": 2}, {"name": "llc", "nr_groups": 24, "min_span": 16, "max_span": 16}, {"name": "pkg", "nr_groups": 2, "min_span": 192, "max_span": 192}, {"name": "numa", "nr_groups": 2, "min_span": 192, "max_span": 192}], "span_sane": true, "insane_level": null, "insane": null, "notes": []}' ]
 ok $? "epyc-9654-2s: 192 cores, 24 LLCs of 16 CPUs, 2 sockets"
 
 run topo --machine epyc-9654-2s
@@ -126,11 +131,11 @@ echo "$out" | grep -Eq '^smt +192 +2 +2 +0,192$' && echo "$out" | grep -Eq '^llc
 ok $? "epyc-9654-2s: CPU 0's core is 0,192 and its LLC 0-7,192-199"
 
 run topo --machine uv-1920 --json
-[ $rc -eq 0 ] && [ "$out" = '{"nr_cpus": 1920, "online": "0-1919", "levels": [{"name": "smt", "nr_groups": 960, "min_span": 2, "max_span": 2}, {"name": "llc", "nr_groups": 16, "min_span": 120, "max_span": 120}, {"name": "pkg", "nr_groups": 16, "min_span": 120, "max_span": 120}, {"name": "numa", "nr_groups": 16, "min_span": 120, "max_span": 120}], "span_sane": true, "insane_level": null, "notes": []}' ]
+[ $rc -eq 0 ] && [ "$out" = '{"nr_cpus": 1920, "online": "0-1919", "levels": [{"name": "smt", "nr_groups": 960, "min_span": 2, "max_span": 2}, {"name": "llc", "nr_groups": 16, "min_span": 120, "max_span": 120}, {"name": "pkg", "nr_groups": 16, "min_span": 120, "max_span": 120}, {"name": "numa", "nr_groups": 16, "min_span": 120, "max_span": 120}], "span_sane": true, "insane_level": null, "insane": null, "notes": []}' ]
 ok $? "uv-1920: 16 sockets x 60 cores x 2 threads"
 
 run topo --machine power-360 --json
-[ $rc -eq 0 ] && [ "$out" = '{"nr_cpus": 720, "online": "0-719", "levels": [{"name": "smt", "nr_groups": 90, "min_span": 8, "max_span": 8}, {"name": "llc", "nr_groups": 90, "min_span": 8, "max_span": 8}, {"name": "pkg", "nr_groups": 2, "min_span": 360, "max_span": 360}, {"name": "numa", "nr_groups": 2, "min_span": 360, "max_span": 360}], "span_sane": true, "insane_level": null, "notes": []}' ]
+[ $rc -eq 0 ] && [ "$out" = '{"nr_cpus": 720, "online": "0-719", "levels": [{"name": "smt", "nr_groups": 90, "min_span": 8, "max_span": 8}, {"name": "llc", "nr_groups": 90, "min_span": 8, "max_span": 8}, {"name": "pkg", "nr_groups": 2, "min_span": 360, "max_span": 360}, {"name": "numa", "nr_groups": 2, "min_span": 360, "max_span": 360}], "span_sane": true, "insane_level": null, "insane": null, "notes": []}' ]
 ok $? "power-360: 2 sockets x 45 SMT8 cores"
 
 run topo --machine "2s8c2t:llc=4:cluster=2:die=4:numa=2:offline=3,17" --json

@@ -110,10 +110,24 @@ static void print_json(const struct cidk_topo *t, bool sane,
 	}
 	jw_arr_end(&j);
 	jw_kbool(&j, "span_sane", sane);
-	if (sane)
+	if (sane) {
 		jw_knull(&j, "insane_level");
-	else
+		jw_knull(&j, "insane");
+	} else {
 		jw_kstr(&j, "insane_level", cidk_topo_level_name(why->level));
+		jw_key(&j, "insane");
+		jw_obj(&j);
+		jw_kstr(&j, "rule", why->kind == CIDK_TOPO_INSANE_NEST ? "nest" :
+								    "span");
+		if (why->kind == CIDK_TOPO_INSANE_NEST)
+			jw_kstr(&j, "below", cidk_topo_level_name(why->below));
+		jw_key(&j, "cpus");
+		jw_arr(&j);
+		jw_uint(&j, why->cpu_a);
+		jw_uint(&j, why->cpu_b);
+		jw_arr_end(&j);
+		jw_obj_end(&j);
+	}
 	jw_key(&j, "notes");
 	jw_arr(&j);
 	for (unsigned int i = 0; i < cidk_topo_nr_notes(t); i++)

@@ -96,9 +96,10 @@ def tree(name, nbits, online, topo, caches=None, nodes=None, old=False,
         put(os.path.join(root, "devices/system/node/possible"),
             cpulist(nodes.keys()))
 
-def golden(name, nr, online, levels, sane=True, level=None, notes=(),
-           groups=None):
-    """levels: (name, nr_groups, min_span, max_span); groups, when given:
+def golden(name, nr, online, levels, sane=True, level=None, insane=None,
+           notes=(), groups=None):
+    """levels: (name, nr_groups, min_span, max_span); insane, for an insane
+    tree: (rule, below level or None, cpu_a, cpu_b); groups, when given:
     level name -> the cpulists of its groups, written to <name>.groups.json
     (the output of --json --groups)."""
     def text(with_groups):
@@ -109,9 +110,15 @@ def golden(name, nr, online, levels, sane=True, level=None, notes=(),
                 x += ', "groups": [' + ", ".join(f'"{c}"' for c in groups[n]) + "]"
             lv.append(x + "}")
         nt = ", ".join(json.dumps(x) for x in notes)
+        why = "null"
+        if not sane:
+            rule, below, a, b = insane
+            why = f'{{"rule": "{rule}", ' + (f'"below": "{below}", ' if below else "") + \
+                f'"cpus": [{a}, {b}]}}'
         return (f'{{"nr_cpus": {nr}, "online": "{online}", "levels": [{", ".join(lv)}], '
                 f'"span_sane": {"true" if sane else "false"}, '
                 f'"insane_level": {"null" if sane else chr(34) + level + chr(34)}, '
+                f'"insane": {why}, '
                 f'"notes": [{nt}]}}')
     put(os.path.join(here, name + ".json"), text(False))
     if groups is not None:
@@ -205,7 +212,7 @@ for c in allc:
 tree("insane-llc", 8, allc, topo, caches)
 golden("insane-llc", 8, "0-7",
        [("smt", 8, 1, 1), ("llc", 3, 4, 4), ("pkg", 1, 8, 8)],
-       sane=False, level="llc")
+       sane=False, level="llc", insane=("span", None, 0, 3))
 
 # --- vm: a 2-CPU virtual machine: no cache/ folders at all (no llc level),
 # cluster_cpus and die_cpus present but trivial (no cluster, no die level).
@@ -316,6 +323,7 @@ tree("non-nesting", 8, allc, topo, caches)
 golden("non-nesting", 8, "0-7",
        [("smt", 8, 1, 1), ("cluster", 4, 2, 2), ("llc", 2, 3, 5),
         ("pkg", 1, 8, 8)], sane=False, level="llc",
+       insane=("nest", "cluster", 2, 3),
        groups={"smt": [str(c) for c in range(8)],
                "cluster": ["0-1", "2-3", "4-5", "6-7"],
                "llc": ["0-2", "3-7"], "pkg": ["0-7"]})
