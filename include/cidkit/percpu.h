@@ -277,27 +277,65 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
 	"jmp %l[aborted]\n\t"                                                 \
 	".popsection\n\t"
 
+/* The add's statement, for the index at offset @off_op of the area. */
+#define CIDK__PERCPU_ADD_ASM(off_op)                                          \
+	__asm__ goto(CIDK__PERCPU_CS_ADD(off_op)                              \
+		     : : [rs] "r"(__rseq_offset), [n] "r"(n),                 \
+		       [stride] "r"(stride), [base] "r"(base), [d] "er"(delta) \
+		     : "rax", "cc", "memory" : aborted, range)
+
 /* Returns 0 (added), -1 (aborted: retry) or -ERANGE (index >= @n). */
 CIDK__PERCPU_INLINE int cidk__percpu_cs_add(char *base, size_t stride,
 					    unsigned int n, intptr_t delta,
 					    int mm_cid)
 {
 	if (mm_cid)
-		__asm__ goto(CIDK__PERCPU_CS_ADD("24")
-			     : : [rs] "r"(__rseq_offset), [n] "r"(n),
-			       [stride] "r"(stride), [base] "r"(base), [d] "er"(delta)
-			     : "rax", "cc", "memory" : aborted, range);
+		CIDK__PERCPU_ADD_ASM("24");
 	else
-		__asm__ goto(CIDK__PERCPU_CS_ADD("4")
-			     : : [rs] "r"(__rseq_offset), [n] "r"(n),
-			       [stride] "r"(stride), [base] "r"(base), [d] "er"(delta)
-			     : "rax", "cc", "memory" : aborted, range);
+		CIDK__PERCPU_ADD_ASM("4");
 	return 0;
 aborted:
 	return -1;
 range:
 	return -ERANGE;
 }
+
+/*
+ * The two operations' statements, for the index at offset @off_op of the
+ * area (the two indexings differ only in that offset, a string in the
+ * instruction, so each operation is written once and instantiated twice).
+ */
+#define CIDK__PERCPU_CMPEQV_ASM(off_op)                                       \
+	__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN(off_op)                    \
+			     "cmpq %[v], %[e]\n\t"                            \
+			     "jne 7f\n\t"                                      \
+			     "movq %[n], %[v]\n\t"                             \
+			     CIDK__PERCPU_CS_END                              \
+			     "jmp 8f\n"                                        \
+			     "7:\n\t"                                          \
+			     "movl $1, %k[ret]\n"                              \
+			     "8:\n\t"                                          \
+			     : [ret] "+r"(ret), [v] "+m"(*v)                  \
+			     : [rs] "r"(__rseq_offset), [i] "r"(i),           \
+			       [e] "r"(expect), [n] "r"(newv)                 \
+			     : "rax", "cc", "memory")
+
+#define CIDK__PERCPU_POP_ASM(off_op)                                          \
+	__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN(off_op)                    \
+			     "movq %[v], %[h]\n\t"                             \
+			     "testq %[h], %[h]\n\t"                            \
+			     "jz 7f\n\t"                                       \
+			     "movq (%[h]), %%rax\n\t"                          \
+			     "movq %%rax, %[v]\n\t"                            \
+			     CIDK__PERCPU_CS_END                              \
+			     "jmp 8f\n"                                        \
+			     "7:\n\t"                                          \
+			     "movl $1, %k[ret]\n"                              \
+			     "8:\n\t"                                          \
+			     : [ret] "+r"(ret), [v] "+m"(*v),                 \
+			       [h] "=&r"(head)                                \
+			     : [rs] "r"(__rseq_offset), [i] "r"(i)            \
+			     : "rax", "cc", "memory")
 
 /* if (*v == expect) *v = newv (the store commits). */
 CIDK__PERCPU_INLINE int cidk__percpu_cs_cmpeqv_storev(intptr_t *v, intptr_t expect,
@@ -307,33 +345,9 @@ CIDK__PERCPU_INLINE int cidk__percpu_cs_cmpeqv_storev(intptr_t *v, intptr_t expe
 	int ret = 0;
 
 	if (mm_cid)
-		__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN("24")
-				     "cmpq %[v], %[e]\n\t"
-				     "jne 7f\n\t"
-				     "movq %[n], %[v]\n\t"
-				     CIDK__PERCPU_CS_END
-				     "jmp 8f\n"
-				     "7:\n\t"
-				     "movl $1, %k[ret]\n"
-				     "8:\n\t"
-				     : [ret] "+r"(ret), [v] "+m"(*v)
-				     : [rs] "r"(__rseq_offset), [i] "r"(i),
-				       [e] "r"(expect), [n] "r"(newv)
-				     : "rax", "cc", "memory");
+		CIDK__PERCPU_CMPEQV_ASM("24");
 	else
-		__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN("4")
-				     "cmpq %[v], %[e]\n\t"
-				     "jne 7f\n\t"
-				     "movq %[n], %[v]\n\t"
-				     CIDK__PERCPU_CS_END
-				     "jmp 8f\n"
-				     "7:\n\t"
-				     "movl $1, %k[ret]\n"
-				     "8:\n\t"
-				     : [ret] "+r"(ret), [v] "+m"(*v)
-				     : [rs] "r"(__rseq_offset), [i] "r"(i),
-				       [e] "r"(expect), [n] "r"(newv)
-				     : "rax", "cc", "memory");
+		CIDK__PERCPU_CMPEQV_ASM("4");
 	return ret;
 }
 
@@ -348,37 +362,9 @@ CIDK__PERCPU_INLINE int cidk__percpu_cs_pop(intptr_t *v, intptr_t *out,
 	intptr_t head = 0;
 
 	if (mm_cid)
-		__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN("24")
-				     "movq %[v], %[h]\n\t"
-				     "testq %[h], %[h]\n\t"
-				     "jz 7f\n\t"
-				     "movq (%[h]), %%rax\n\t"
-				     "movq %%rax, %[v]\n\t"
-				     CIDK__PERCPU_CS_END
-				     "jmp 8f\n"
-				     "7:\n\t"
-				     "movl $1, %k[ret]\n"
-				     "8:\n\t"
-				     : [ret] "+r"(ret), [v] "+m"(*v),
-				       [h] "=&r"(head)
-				     : [rs] "r"(__rseq_offset), [i] "r"(i)
-				     : "rax", "cc", "memory");
+		CIDK__PERCPU_POP_ASM("24");
 	else
-		__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN("4")
-				     "movq %[v], %[h]\n\t"
-				     "testq %[h], %[h]\n\t"
-				     "jz 7f\n\t"
-				     "movq (%[h]), %%rax\n\t"
-				     "movq %%rax, %[v]\n\t"
-				     CIDK__PERCPU_CS_END
-				     "jmp 8f\n"
-				     "7:\n\t"
-				     "movl $1, %k[ret]\n"
-				     "8:\n\t"
-				     : [ret] "+r"(ret), [v] "+m"(*v),
-				       [h] "=&r"(head)
-				     : [rs] "r"(__rseq_offset), [i] "r"(i)
-				     : "rax", "cc", "memory");
+		CIDK__PERCPU_POP_ASM("4");
 	*out = head;
 	return ret;
 }
