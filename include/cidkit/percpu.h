@@ -210,7 +210,8 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
  * path falls through without a taken branch.  The kernel clears rseq_cs
  * lazily; nothing is stored after the commit.
  */
-#define CIDK__PERCPU_CS_BEGIN(off_op)                                         \
+/* The descriptor, its address stored into rseq_cs, then start_ip (label 1). */
+#define CIDK__PERCPU_CS_ARM                                                   \
 	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
 	".balign 32\n"                                                        \
 	"3:\n\t"                                                              \
@@ -222,16 +223,23 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
 	".popsection\n\t"                                                     \
 	"leaq 3b(%%rip), %%rax\n\t"                                           \
 	"movq %%rax, %%fs:8(%[rs])\n"                                         \
-	"1:\n\t"                                                              \
+	"1:\n\t"
+
+/* The signature the kernel checks before the abort handler (label 4). */
+#define CIDK__PERCPU_CS_ABORT                                                 \
+	".pushsection __rseq_failure, \"ax\"\n\t"                             \
+	".byte 0x0f, 0xb9, 0x3d\n\t"                                          \
+	".long 0x53053053\n"                                                  \
+	"4:\n\t"
+
+#define CIDK__PERCPU_CS_BEGIN(off_op)                                         \
+	CIDK__PERCPU_CS_ARM                                                   \
 	"cmpl %[i], %%fs:" off_op "(%[rs])\n\t"                               \
 	"jne 5f\n\t"
 
 #define CIDK__PERCPU_CS_END                                                   \
 	"2:\n\t"                                                              \
-	".pushsection __rseq_failure, \"ax\"\n\t"                             \
-	".byte 0x0f, 0xb9, 0x3d\n\t"                                          \
-	".long 0x53053053\n"                                                  \
-	"4:\n\t"                                                              \
+	CIDK__PERCPU_CS_ABORT                                                 \
 	"movl $-1, %k[ret]\n\t"                                               \
 	"jmp 6f\n"                                                            \
 	"5:\n\t"                                                              \
@@ -252,28 +260,14 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
  * docs/percpu.md.)
  */
 #define CIDK__PERCPU_CS_ADD(off_op)                                           \
-	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
-	".balign 32\n"                                                        \
-	"3:\n\t"                                                              \
-	".long 0, 0\n\t"                                                      \
-	".quad 1f, 2f - 1f, 4f\n\t"                                           \
-	".popsection\n\t"                                                     \
-	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"                        \
-	".quad 3b\n\t"                                                        \
-	".popsection\n\t"                                                     \
-	"leaq 3b(%%rip), %%rax\n\t"                                           \
-	"movq %%rax, %%fs:8(%[rs])\n"                                         \
-	"1:\n\t"                                                              \
+	CIDK__PERCPU_CS_ARM                                                   \
 	"movl %%fs:" off_op "(%[rs]), %%eax\n\t"                              \
 	"cmpl %[n], %%eax\n\t"                                                \
 	"jae %l[range]\n\t"                                                   \
 	"imulq %[stride], %%rax\n\t"                                          \
 	"addq %[d], (%[base], %%rax)\n"                                       \
 	"2:\n\t"                                                              \
-	".pushsection __rseq_failure, \"ax\"\n\t"                             \
-	".byte 0x0f, 0xb9, 0x3d\n\t"                                          \
-	".long 0x53053053\n"                                                  \
-	"4:\n\t"                                                              \
+	CIDK__PERCPU_CS_ABORT                                                 \
 	"jmp %l[aborted]\n\t"                                                 \
 	".popsection\n\t"
 
