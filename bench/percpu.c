@@ -68,6 +68,28 @@ static void loop_rseq_cid(struct ctx *c, unsigned int iters)
 		cidk_percpu_add_index(c->pool, c->h, CIDK_PERCPU_MM_CID, 1);
 }
 
+/* A cidk_percpu_counter in a local: base, stride and offsets in registers. */
+static void loop_counter(struct ctx *c, enum cidk_percpu_index idx,
+			 unsigned int iters)
+{
+	struct cidk_percpu_counter ctr;
+
+	if (cidk_percpu_counter_init(&ctr, c->pool, c->h, idx))
+		return; /* the sum check reports it */
+	for (unsigned int i = 0; i < iters; i++)
+		cidk_percpu_counter_add(&ctr, 1);
+}
+
+static void loop_counter_cpu(struct ctx *c, unsigned int iters)
+{
+	loop_counter(c, CIDK_PERCPU_CPU_ID, iters);
+}
+
+static void loop_counter_cid(struct ctx *c, unsigned int iters)
+{
+	loop_counter(c, CIDK_PERCPU_MM_CID, iters);
+}
+
 static void loop_fallback(struct ctx *c, unsigned int iters)
 {
 	for (unsigned int i = 0; i < iters; i++)
@@ -179,7 +201,7 @@ static void teardown(struct ctx *c)
 		pthread_mutex_destroy(&c->lock);
 }
 
-#define NBASE 6
+#define NBASE 8
 #define NALTS (NBASE + CIDK_CID_NR_POLICIES)
 
 /* The table, in the order of the issue: percpu rows, leases, baselines. */
@@ -193,6 +215,12 @@ static unsigned int make_alts(struct alt *a)
 	n++;
 	a[n] = (struct alt){ "rseq-add:mm_cid", 0, CIDK_PERCPU_MM_CID, 1,
 			     setup_pool, loop_rseq_cid, sum_pool };
+	n++;
+	a[n] = (struct alt){ "rseq-counter:cpu", 0, CIDK_PERCPU_CPU_ID, 1,
+			     setup_pool, loop_counter_cpu, sum_pool };
+	n++;
+	a[n] = (struct alt){ "rseq-counter:mm_cid", 0, CIDK_PERCPU_MM_CID, 1,
+			     setup_pool, loop_counter_cid, sum_pool };
 	n++;
 	a[n] = (struct alt){ "atomic-fallback", 0, CIDK_PERCPU_MM_CID, 0,
 			     setup_pool, loop_fallback, sum_pool };

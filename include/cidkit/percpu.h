@@ -210,8 +210,11 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
  * path falls through without a taken branch.  The kernel clears rseq_cs
  * lazily; nothing is stored after the commit.
  */
-/* The descriptor, its address stored into rseq_cs, then start_ip (label 1). */
-#define CIDK__PERCPU_CS_ARM                                                   \
+/*
+ * The descriptor, its address stored into rseq_cs (@cs_op: that field's
+ * address relative to %fs), then start_ip (label 1).
+ */
+#define CIDK__PERCPU_CS_ARM(cs_op)                                            \
 	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
 	".balign 32\n"                                                        \
 	"3:\n\t"                                                              \
@@ -222,7 +225,7 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
 	".quad 3b\n\t"                                                        \
 	".popsection\n\t"                                                     \
 	"leaq 3b(%%rip), %%rax\n\t"                                           \
-	"movq %%rax, %%fs:8(%[rs])\n"                                         \
+	"movq %%rax, %%fs:" cs_op "\n"                                        \
 	"1:\n\t"
 
 /* The signature the kernel checks before the abort handler (label 4). */
@@ -233,7 +236,7 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
 	"4:\n\t"
 
 #define CIDK__PERCPU_CS_BEGIN(off_op)                                         \
-	CIDK__PERCPU_CS_ARM                                                   \
+	CIDK__PERCPU_CS_ARM("8(%[rs])")                                       \
 	"cmpl %[i], %%fs:" off_op "(%[rs])\n\t"                               \
 	"jne 5f\n\t"
 
@@ -259,9 +262,9 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
  * measured 1.3 ns against 1.0 ns here: two more instructions; see
  * docs/percpu.md.)
  */
-#define CIDK__PERCPU_CS_ADD(off_op)                                           \
-	CIDK__PERCPU_CS_ARM                                                   \
-	"movl %%fs:" off_op "(%[rs]), %%eax\n\t"                              \
+#define CIDK__PERCPU_CS_ADD(cs_op, ix_op)                                     \
+	CIDK__PERCPU_CS_ARM(cs_op)                                            \
+	"movl %%fs:" ix_op ", %%eax\n\t"                                       \
 	"cmpl %[n], %%eax\n\t"                                                \
 	"jae %l[range]\n\t"                                                   \
 	"imulq %[stride], %%rax\n\t"                                          \
@@ -273,7 +276,7 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
 
 /* The add's statement, for the index at offset @off_op of the area. */
 #define CIDK__PERCPU_ADD_ASM(off_op)                                          \
-	__asm__ goto(CIDK__PERCPU_CS_ADD(off_op)                              \
+	__asm__ goto(CIDK__PERCPU_CS_ADD("8(%[rs])", off_op "(%[rs])")        \
 		     : : [rs] "r"(__rseq_offset), [n] "r"(n),                 \
 		       [stride] "r"(stride), [base] "r"(base), [d] "er"(delta) \
 		     : "rax", "cc", "memory" : aborted, range)
@@ -287,6 +290,27 @@ CIDK__PERCPU_INLINE int cidk__percpu_cs_add(char *base, size_t stride,
 		CIDK__PERCPU_ADD_ASM("24");
 	else
 		CIDK__PERCPU_ADD_ASM("4");
+	return 0;
+aborted:
+	return -1;
+range:
+	return -ERANGE;
+}
+
+/*
+ * The same add with the two fields' offsets from the thread pointer in
+ * registers (@cs: rseq_cs, @ix: the index), as a cidk_percpu_counter keeps
+ * them: one statement serves both indexings.
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add_at(unsigned char *base,
+					       size_t stride, unsigned int n,
+					       intptr_t delta, ptrdiff_t cs,
+					       ptrdiff_t ix)
+{
+	__asm__ goto(CIDK__PERCPU_CS_ADD("(%[cs])", "(%[ix])")
+		     : : [cs] "r"(cs), [ix] "r"(ix), [n] "r"(n),
+		       [stride] "r"(stride), [base] "r"(base), [d] "er"(delta)
+		     : "rax", "cc", "memory" : aborted, range);
 	return 0;
 aborted:
 	return -1;
@@ -415,6 +439,90 @@ CIDK__PERCPU_INLINE int cidk_percpu_add(struct cidk_pool *pool, cidk_pool_handle
 				  intptr_t delta)
 {
 	return cidk_percpu_add_index(pool, h, CIDK_PERCPU_MM_CID, delta);
+}
+
+/*
+ * A per-CPU counter made ready for a hot loop.  cidk_percpu_add_index()
+ * loads the pool's base, stride and size and the process's path word at
+ * every call (the critical section's "memory" clobber obliges the compiler
+ * to); a counter holds all of it, with the fields' offsets from the thread
+ * pointer, so a counter in a local variable lives in registers across a
+ * loop and an add is the critical section alone.  Filled by
+ * cidk_percpu_counter_init(); plain data, owns nothing: copy it freely
+ * (one copy per thread is best: see cidk_percpu_counter_add); valid in
+ * every thread while the pool lives.  The fields are internal.
+ */
+struct cidk_percpu_counter {
+	unsigned char *base;    /* the object's copy for index 0 */
+	size_t stride;          /* the pool's */
+	unsigned int n;         /* copies: the pool's max_cids */
+	int rseq;               /* the rseq path runs for idx */
+	ptrdiff_t cs, ix;       /* rseq: rseq_cs's and the index's %fs offsets */
+	struct cidk_pool *pool; /* the atomic path: its arguments */
+	cidk_pool_handle h;
+	enum cidk_percpu_index idx;
+};
+
+/*
+ * cidk_percpu_counter_init - make @c the counter @h (an intptr_t of
+ * @pool) indexed by @idx.  Returns 0, or -EINVAL (@pool NULL, @idx not one
+ * of the two, or @h not an aligned intptr_t inside a region; @c
+ * unchanged).  Inline, so that a counter made in the function that loops
+ * on it stays a local the compiler sees whole.  MT-safe.
+ */
+static inline int cidk_percpu_counter_init(struct cidk_percpu_counter *c,
+					   struct cidk_pool *pool,
+					   cidk_pool_handle h,
+					   enum cidk_percpu_index idx)
+{
+	ptrdiff_t cs = 0, ix = 0;
+	int rseq = 0;
+
+	if (!pool || (idx != CIDK_PERCPU_CPU_ID && idx != CIDK_PERCPU_MM_CID) ||
+	    h < 0 || (size_t)h > pool->stride - sizeof(intptr_t) ||
+	    h % (ptrdiff_t)sizeof(intptr_t))
+		return -EINVAL;
+#if CIDK_PERCPU_HAVE_RSEQ
+	/* the same in every thread: offsets from its thread pointer */
+	rseq = cidk__percpu_on_rseq(idx);
+	cs = __rseq_offset + CIDK_RSEQ_OFF_CS;
+	ix = __rseq_offset + (idx == CIDK_PERCPU_MM_CID ? CIDK_RSEQ_OFF_MM_CID :
+							  CIDK_RSEQ_OFF_CPU_ID);
+#endif
+	c->base = pool->base + h;
+	c->stride = pool->stride;
+	c->n = pool->max_cids;
+	c->rseq = rseq;
+	c->cs = cs;
+	c->ix = ix;
+	c->pool = pool;
+	c->h = h;
+	c->idx = idx;
+	return 0;
+}
+
+/*
+ * cidk_percpu_counter_add - cidk_percpu_add_index() on the counter @c.
+ * Returns 0 or -ERANGE.  MT-safe.  For the fast loop, pass a counter the
+ * compiler can see whole: a local, made by cidk_percpu_counter_init() or
+ * copied (`struct cidk_percpu_counter c = *shared;`), whose address goes
+ * to no function that is not inline.  It then stays in registers; else
+ * each add re-reads its fields (six loads) after the previous one.
+ */
+CIDK__PERCPU_INLINE int
+cidk_percpu_counter_add(const struct cidk_percpu_counter *c, intptr_t delta)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (__builtin_expect(c->rseq, 1)) {
+		int rc;
+
+		while ((rc = cidk__percpu_cs_add_at(c->base, c->stride, c->n,
+						    delta, c->cs, c->ix)) == -1)
+			cidk_percpu_count_abort();
+		return rc;
+	}
+#endif
+	return cidk_percpu_add_atomic(c->pool, c->h, c->idx, delta);
 }
 
 /*

@@ -60,6 +60,7 @@ struct cidk_rseq_abi {
 } __attribute__((aligned(32)));
 
 #define CIDK_RSEQ_OFF_CPU_ID 4u
+#define CIDK_RSEQ_OFF_CS 8u /* rseq_cs: the critical section's descriptor */
 #define CIDK_RSEQ_OFF_NODE_ID 20u
 #define CIDK_RSEQ_OFF_MM_CID 24u
 /* Feature size (AT_RSEQ_FEATURE_SIZE) a kernel must advertise per field. */

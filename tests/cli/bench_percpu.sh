@@ -8,7 +8,8 @@ check_json='
 import json, sys
 r = json.load(sys.stdin)["results"]
 whats = [x["what"] for x in r]
-want = ["rseq-add:cpu", "rseq-add:mm_cid", "atomic-fallback", "mm_cid+atomic"]
+want = ["rseq-add:cpu", "rseq-add:mm_cid", "rseq-counter:cpu", "rseq-counter:mm_cid",
+        "atomic-fallback", "mm_cid+atomic"]
 want += ["lease:" + p for p in ("bitmap", "lazy", "lazy-batched", "cache-local", "inherit", "ownership")]
 want += ["shared-atomic", "mutex"]
 assert whats == want, whats
@@ -21,6 +22,7 @@ path = {x["what"]: x["path"] for x in r}
 assert path["atomic-fallback"] == "atomic"
 if len(sys.argv) > 1:
     assert path["rseq-add:cpu"] == sys.argv[1] == path["rseq-add:mm_cid"], path
+    assert path["rseq-counter:cpu"] == sys.argv[1] == path["rseq-counter:mm_cid"], path
 '
 
 run bench percpu --threads 2 --iters 2000 --reps 3 --json

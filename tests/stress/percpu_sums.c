@@ -4,7 +4,9 @@
  * online CPUs threads, for a fixed time per phase, each
  *   - adds 1 to a pool counter indexed by mm_cid, then by cpu_id, counting
  *     its own successful adds: the sum of the copies must equal the sum of
- *     the threads' counts exactly (a lost or doubled add would show);
+ *     the threads' counts exactly (a lost or doubled add would show); the
+ *     same again through a cidk_percpu_counter (its own critical section,
+ *     with the offsets in registers), by mm_cid and by cpu_id;
  *   - pushes its own nodes on its per-CPU list, then pops a node and
  *     pushes it back (list phase; a pop may take another thread's node):
  *     at the end every node must be on exactly one list, once.
@@ -50,11 +52,13 @@ struct item {
 };
 
 static struct cidk_pool *pool;
-static cidk_pool_handle h_cid, h_cpu, h_list;
+static cidk_pool_handle h_cid, h_cpu, h_list, h_ctr_cid, h_ctr_cpu;
+static struct cidk_percpu_counter ctr[2]; /* by mm_cid, by cpu_id */
 static atomic_int stop;
 static atomic_ulong aborts_seen; /* all workers, this phase */
 static pthread_barrier_t barrier;
-static int phase; /* 0: add by mm_cid, 1: add by cpu_id, 2: list */
+/* 0: add by mm_cid, 1: add by cpu_id, 2: list, 3-4: counter by mm_cid, cpu_id */
+static int phase;
 
 struct worker {
 	pthread_t tid;
@@ -69,6 +73,8 @@ static void *work(void *arg)
 {
 	struct worker *w = arg;
 	unsigned long a0 = cidk_percpu_aborts(), last = a0;
+	/* the thread's own copy: the compiler keeps it in registers */
+	struct cidk_percpu_counter c = ctr[phase == 4];
 
 	/* Each worker brings its own nodes to the copy it runs on, so that
 	 * pops succeed wherever the scheduler puts the workers. */
@@ -92,6 +98,11 @@ static void *work(void *arg)
 							  CIDK_PERCPU_CPU_ID, n))
 					w->errors++;
 				w->done++;
+			} else if (phase >= 3) {
+				if (cidk_percpu_counter_add(&c, 1))
+					w->errors++;
+				else
+					w->done++;
 			} else if (cidk_percpu_add_index(
 					   pool, phase ? h_cpu : h_cid,
 					   phase ? CIDK_PERCPU_CPU_ID
@@ -176,10 +187,16 @@ int main(void)
 	struct worker *w = calloc(t + 1, sizeof(*w));
 	struct sigaction sa;
 	struct item *items = calloc((size_t)t * NODES_PER_THREAD, sizeof(*items));
-	static const char *names[] = { "mm_cid", "cpu_id", "list by cpu_id" };
+	static const char *names[] = { "mm_cid", "cpu_id", "list by cpu_id",
+				       "counter by mm_cid",
+				       "counter by cpu_id" };
 	enum cidk_percpu_index kinds[] = { CIDK_PERCPU_MM_CID,
 					   CIDK_PERCPU_CPU_ID,
+					   CIDK_PERCPU_CPU_ID,
+					   CIDK_PERCPU_MM_CID,
 					   CIDK_PERCPU_CPU_ID };
+	cidk_pool_handle *sums[] = { &h_cid, &h_cpu, NULL, &h_ctr_cid,
+				     &h_ctr_cpu };
 
 	if (!w || !items)
 		return 1;
@@ -202,12 +219,20 @@ int main(void)
 	h_cpu = cidk_pool_alloc(pool, sizeof(intptr_t), sizeof(intptr_t), NULL);
 	/* The list heads on their own line, away from the counters. */
 	h_list = cidk_pool_alloc(pool, sizeof(intptr_t), CIDK_POOL_LINE, NULL);
-	ok(h_cid >= 0 && h_cpu >= 0 && h_list >= 0, "three objects allocated");
+	h_ctr_cid = cidk_pool_alloc(pool, sizeof(intptr_t), sizeof(intptr_t), NULL);
+	h_ctr_cpu = cidk_pool_alloc(pool, sizeof(intptr_t), sizeof(intptr_t), NULL);
+	ok(h_cid >= 0 && h_cpu >= 0 && h_list >= 0 && h_ctr_cid >= 0 &&
+		   h_ctr_cpu >= 0 &&
+		   !cidk_percpu_counter_init(&ctr[0], pool, h_ctr_cid,
+					     CIDK_PERCPU_MM_CID) &&
+		   !cidk_percpu_counter_init(&ctr[1], pool, h_ctr_cpu,
+					     CIDK_PERCPU_CPU_ID),
+	   "five objects allocated, two counters made");
 
 	for (unsigned int i = 0; i < t; i++)
 		w[i].nodes = &items[(size_t)i * NODES_PER_THREAD];
 
-	for (phase = 0; phase < 3; phase++) {
+	for (phase = 0; phase < 5; phase++) {
 		uint64_t done = 0;
 		unsigned long aborts = 0, errors = 0;
 		enum cidk_percpu_index k = kinds[phase];
@@ -222,8 +247,8 @@ int main(void)
 		     (unsigned long long)done, aborts);
 		ok(errors == 0, "%s: no operation failed (%lu)", names[phase],
 		   errors);
-		if (phase < 2) {
-			intptr_t sum = cidk_percpu_sum(pool, phase ? h_cpu : h_cid);
+		if (phase != 2) {
+			intptr_t sum = cidk_percpu_sum(pool, *sums[phase]);
 
 			ok((uint64_t)sum == done && done > 0,
 			   "%s: sum of the copies %lld == adds done %llu",

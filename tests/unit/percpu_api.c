@@ -102,6 +102,7 @@ static void check_index(enum cidk_percpu_index idx, const char *name)
 	int i = cidk_percpu_index_now(idx), touched = 0;
 	intptr_t *mine;
 	struct cidk_percpu_node a, b, *n;
+	struct cidk_percpu_counter ctr;
 
 	ok(h >= 0 && i >= 0 && (unsigned int)i < nr,
 	   "%s: index %d below the %u copies", name, i, nr);
@@ -114,6 +115,11 @@ static void check_index(enum cidk_percpu_index idx, const char *name)
 		   cidk_percpu_add_index(pool, h, idx, 1000) == 0 &&
 		   *mine == 998,
 	   "%s: 5 - 7 + 1000 == %ld in the thread's copy", name, (long)*mine);
+	ok(cidk_percpu_counter_init(&ctr, pool, h, idx) == 0 &&
+		   cidk_percpu_counter_add(&ctr, 2) == 0 &&
+		   cidk_percpu_counter_add(&ctr, -3) == 0 && *mine == 997,
+	   "%s: a counter on the same object: 998 + 2 - 3 == %ld", name,
+	   (long)*mine);
 	for (unsigned int c = 0; c < nr; c++)
 		touched += *(intptr_t *)cidk_pool_ptr(pool, h, c) != 0;
 	ok(touched == 1, "%s: only one copy touched (%d)", name, touched);
@@ -165,6 +171,8 @@ static void check_index(enum cidk_percpu_index idx, const char *name)
 				    NULL);
 		errno = 0;
 		ok(cidk_percpu_add_index(pool, h, idx, 1) == -ERANGE &&
+			   cidk_percpu_counter_init(&ctr, pool, h, idx) == 0 &&
+			   cidk_percpu_counter_add(&ctr, 1) == -ERANGE &&
 			   cidk_percpu_sum(pool, h) == 0 &&
 			   cidk_percpu_list_push(pool, h, idx, &a) == -ERANGE &&
 			   cidk_percpu_list_pop(pool, h, idx) == NULL &&
@@ -173,6 +181,47 @@ static void check_index(enum cidk_percpu_index idx, const char *name)
 		   name, i, i);
 		cidk_pool_destroy(pool);
 	}
+}
+
+/* cidk_percpu_counter_init refuses what is not an intptr_t of a pool. */
+static void check_counter_init(void)
+{
+	struct cidk_pool *pool = cidk_pool_create(2, 128);
+	struct cidk_percpu_counter c, before;
+	size_t st = pool ? pool->stride : 128;
+	const struct {
+		struct cidk_pool *pool;
+		cidk_pool_handle h;
+		int idx;
+		const char *what;
+	} bad[] = {
+		{ NULL, 0, CIDK_PERCPU_CPU_ID, "no pool" },
+		{ pool, 0, 0, "index kind 0" },
+		{ pool, 0, 3, "index kind 3" },
+		{ pool, -8, CIDK_PERCPU_CPU_ID, "a negative handle" },
+		{ pool, 4, CIDK_PERCPU_CPU_ID, "a misaligned handle" },
+		{ pool, (cidk_pool_handle)st - 4, CIDK_PERCPU_CPU_ID,
+		  "a handle with no room for an intptr_t" },
+		{ pool, (cidk_pool_handle)st, CIDK_PERCPU_MM_CID,
+		  "a handle at the stride" },
+	};
+
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		memset(&c, 0xa5, sizeof(c));
+		before = c;
+		ok(cidk_percpu_counter_init(&c, bad[k].pool, bad[k].h,
+					    (enum cidk_percpu_index)bad[k].idx) ==
+				   -EINVAL &&
+			   !memcmp(&c, &before, sizeof(c)),
+		   "counter_init, %s: -EINVAL, the counter unchanged",
+		   bad[k].what);
+	}
+	ok(cidk_percpu_counter_init(&c, pool, (cidk_pool_handle)st - 8,
+				    CIDK_PERCPU_MM_CID) == 0 &&
+		   c.base == pool->base + st - 8 && c.n == 2 &&
+		   c.stride == st,
+	   "counter_init, the last intptr_t of the region: 0");
+	cidk_pool_destroy(pool);
 }
 
 int main(void)
@@ -212,6 +261,7 @@ int main(void)
 	ok(cidk_percpu_path(CIDK_PERCPU_MM_CID) != CIDK_PERCPU_RSEQ ||
 		   cidk_percpu_path(CIDK_PERCPU_CPU_ID) == CIDK_PERCPU_RSEQ,
 	   "mm_cid on rseq implies cpu_id on rseq");
+	check_counter_init();
 	check_index(CIDK_PERCPU_CPU_ID, "cpu_id");
 	check_index(CIDK_PERCPU_MM_CID, "mm_cid");
 	ok(cidk_percpu_aborts() < 1000, "a pinned thread aborts rarely (%lu)",
