@@ -72,6 +72,21 @@ static void json_vs(struct jw *w, const char *key, double sim, int sim_dec,
 	jw_obj_end(w);
 }
 
+/* {"config", "delay_ms"[, "policy"], "sim_over_ref"} of score row @row */
+static void json_worst(struct jw *w, const char *key,
+		       const struct sim_locality_score *s, unsigned int row,
+		       const char *policy, double sim_over_ref)
+{
+	jw_key(w, key);
+	jw_obj(w);
+	jw_kstr(w, "config", s->row[row].config);
+	jw_kuint(w, "delay_ms", s->row[row].delay_ms);
+	if (policy)
+		jw_kstr(w, "policy", policy);
+	jw_knum(w, "sim_over_ref", sim_over_ref, 4);
+	jw_obj_end(w);
+}
+
 /* The scoreboard: one row per config and delay, then the summary lines. */
 static void json_score(struct jw *w, const struct sim_locality_score *s)
 {
@@ -99,25 +114,15 @@ static void json_score(struct jw *w, const struct sim_locality_score *s)
 	jw_knum(w, "mean_abs_log", s->mean_abs_log, 4);
 	jw_knum(w, "factor", exp(s->mean_abs_log), 4);
 	jw_break(w, "\n");
-	jw_key(w, "worst");
-	jw_obj(w);
-	jw_kstr(w, "config", s->row[wr].config);
-	jw_kuint(w, "delay_ms", s->row[wr].delay_ms);
-	jw_kstr(w, "policy", sim_score_label(wc));
-	jw_knum(w, "sim_over_ref", s->row[wr].sim[wc] / s->row[wr].ref[wc], 4);
-	jw_obj_end(w);
+	json_worst(w, "worst", s, wr, sim_score_label(wc),
+		   s->row[wr].sim[wc] / s->row[wr].ref[wc]);
 	jw_break(w, "\n");
 	jw_knum(w, "ratio_mean_abs_log", s->ratio_mean_abs_log, 4);
 	jw_knum(w, "ratio_factor", exp(s->ratio_mean_abs_log), 4);
 	jw_break(w, "\n");
-	jw_key(w, "worst_ratio");
-	jw_obj(w);
-	jw_kstr(w, "config", s->row[rr].config);
-	jw_kuint(w, "delay_ms", s->row[rr].delay_ms);
-	jw_knum(w, "sim_over_ref",
-		(s->row[rr].sim[1] / s->row[rr].sim[2]) /
-			(s->row[rr].ref[1] / s->row[rr].ref[2]), 4);
-	jw_obj_end(w);
+	json_worst(w, "worst_ratio", s, rr, NULL,
+		   (s->row[rr].sim[1] / s->row[rr].sim[2]) /
+			   (s->row[rr].ref[1] / s->row[rr].ref[2]));
 	jw_break(w, "\n");
 	jw_kuint(w, "within_1_5", s->within_1_5);
 	jw_kuint(w, "ratios_within_2", s->ratios_within_2);
