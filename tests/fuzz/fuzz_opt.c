@@ -31,7 +31,7 @@
 #include "fuzz.h"
 #include "opt.h"
 
-#define MAX_WORDS 128
+#define MAX_WORDS 160 /* a table from the input: 32 entries of 4 */
 #define LINE_MAX_BYTES 1100 /* "cidkit: ", 1023 bytes, "…", "\n" */
 
 /* --- the tables ----------------------------------------------------- */
@@ -660,10 +660,14 @@ static union {
 /*
  * Four words per entry: "TSGF" + long name (T: the type, '0' for a flag
  * to '8' for a callback, as enum opt_type counts; S: the short name, '.'
- * for none; G: the group, '0' to '2'; F: the flags, '0' to '3'), metavar,
- * help, default ("\x01": read it from the value).  The table is checked, then its help written.
+ * for none; G: the group, '0' to '2'; F: the flags, '0' to '3', plus 4
+ * times a mistake: 3 an empty range, 4 one too wide, 5 no storage,
+ * choices or callback), metavar, help, default ("\x01": read it from the
+ * value).  @sel's low bits: the operands (none, any number, a maximum
+ * without a name, a minimum above the maximum).  opt_parse(--help)
+ * checks the table, then writes its help.
  */
-static void fuzz_table(char **w, int nw)
+static void fuzz_table(unsigned int sel, char **w, int nw)
 {
 	static const enum opt_type types[] = {
 		OT_FLAG, OT_UINT, OT_U64, OT_DOUBLE, OT_STRING, OT_LIST,
@@ -672,8 +676,8 @@ static void fuzz_table(char **w, int nw)
 	struct opt t[OPT_TABLE_MAX + 1];
 	struct opt_cmd cmd = { "t", NULL, NULL, NULL, 0, 0, t };
 	char *out, *err, *help = NULL;
-	unsigned int n = 0;
-	const char *why;
+	unsigned int n = 0, mistake;
+	const char *why = NULL;
 	size_t err_len, len = 0;
 	FILE *f;
 	int rc, first;
@@ -690,6 +694,7 @@ static void fuzz_table(char **w, int nw)
 		o->short_name = clen > 1 && c[1] != '.' ? c[1] : 0;
 		o->group = clen > 2 ? (unsigned char)(c[2] - '0') % 3 : 0;
 		o->flags = clen > 3 ? (unsigned char)(c[3] - '0') % 4 : 0;
+		mistake = clen > 3 ? (unsigned char)(c[3] - '0') / 4 % 6 : 0;
 		o->name = clen > 4 ? c + 4 : NULL;
 		o->value = &store_of[n];
 		o->metavar = *w[i + 1] ? w[i + 1] : NULL;
@@ -701,12 +706,22 @@ static void fuzz_table(char **w, int nw)
 		o->dmax = n % 2 ? 1e300 : 100;
 		o->choices = fmts;
 		o->cb = cb;
+		if (mistake == 3) {
+			o->min = o->max + 1;
+			o->dmin = o->dmax + 1;
+		} else if (mistake == 4) {
+			o->max = UINT64_MAX;
+			o->dmin = NAN;
+		} else if (mistake == 5) {
+			o->value = NULL;
+			o->choices = NULL;
+			o->cb = NULL;
+		}
 	}
 	t[n].type = OT_END;
-	if (n > 1 && (unsigned char)w[0][0] & 1) {
-		cmd.operand = "ARG";
-		cmd.max_operands = OPT_MANY;
-	}
+	cmd.operand = (sel & 3) == 2 ? NULL : "ARG";
+	cmd.min_operands = (sel & 3) == 3 ? 2 : 0;
+	cmd.max_operands = (sel & 3) == 1 ? OPT_MANY : (sel & 3) > 1 ? 1 : 0;
 
 	capture_start();
 	rc = opt_parse(&cmd, 2, argv, &first);
@@ -715,7 +730,8 @@ static void fuzz_table(char **w, int nw)
 		fprintf(stderr, "%s%s", out, err);
 	if (opt_check_table(&cmd, &why)) {
 		FUZZ_CHECK(rc == CLI_EXIT_USAGE && !*out &&
-			   one_line(err, err_len, "t: bad option table: "));
+			   one_line(err, err_len, "t: bad option table: ") &&
+			   !strncmp(err + 29, why, strlen(why)));
 	} else {
 		FUZZ_CHECK(rc == OPT_HELP && !err_len &&
 			   !strncmp(out, "usage: cidkit t", 15));
@@ -764,7 +780,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	argv[argc] = NULL;
 	if (sel & 0x80) {
-		fuzz_table(argv + 1, argc - 1);
+		fuzz_table(sel, argv + 1, argc - 1);
 		free(s);
 		return 0;
 	}
