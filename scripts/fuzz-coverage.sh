@@ -13,7 +13,7 @@ mkdir -p "$out"
 clang -std=c11 -D_GNU_SOURCE -O0 -fprofile-instr-generate -fcoverage-mapping \
 	-Iinclude -Ilib -Itests/fuzz -Itools/cidkit \
 	lib/mask/*.c lib/topo/*.c lib/resctrl/*.c lib/util/*.c lib/call/*.c \
-	tools/cidkit/cli.c tests/fuzz/replay.c "tests/fuzz/fuzz_$name.c" \
+	tools/cidkit/cli.c tools/cidkit/opt.c tools/cidkit/taskset.c tests/fuzz/replay.c "tests/fuzz/fuzz_$name.c" \
 	-o "$out/replay" -lm -lpthread
 dirs=tests/fuzz/corpus/$name
 [ -d "build-fuzz/corpus/$name" ] && dirs="$dirs build-fuzz/corpus/$name"

@@ -16,7 +16,7 @@ flags="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Iinclude -Ilib -Itests/fuzz
        -Itools/cidkit"
 lib="lib/mask/*.c lib/topo/*.c lib/resctrl/*.c lib/util/*.c lib/call/*.c
-     tools/cidkit/cli.c"
+     tools/cidkit/cli.c tools/cidkit/opt.c tools/cidkit/taskset.c"
 mkdir -p "$out"
 status=0
 names=${*:-$(for f in tests/fuzz/fuzz_*.c; do

@@ -445,6 +445,37 @@ static void test_help(void)
 	ok(strstr(r2.out, "default 12)"), "the default shown is the variable's");
 }
 
+/*
+ * Names and metavars longer than the help's buffers (a label of 96 bytes,
+ * a synopsis item of 256, found by tests/fuzz/fuzz_opt.c): the help cuts
+ * them instead of writing past the buffer (the ASan build proves it).
+ */
+static void test_help_long_names(void)
+{
+	char n1[201], n2[201], n3[201], mv[201], big[202];
+	unsigned int v1 = 0, v2 = 0, v3 = 0;
+	struct opt lopts[] = {
+		{ OPT_UINT(n1, 'x', &v1, 0, 9, mv, "one"), .group = 1 },
+		{ OPT_UINT(n2, 'y', &v2, 0, 9, mv, "two"), .group = 1 },
+		{ OPT_UINT(n3, 'z', &v3, 0, 9, mv, "three"), .group = 1 },
+		{ .type = OT_END },
+	};
+	struct opt_cmd c = { "t", NULL, NULL, NULL, 0, 0, lopts };
+	struct res r;
+
+	memset(n1, 'n', 200);
+	memset(n2, 'o', 200);
+	memset(n3, 'p', 200);
+	memset(mv, 'M', 200);
+	n1[200] = n2[200] = n3[200] = mv[200] = '\0';
+	snprintf(big, sizeof(big), "-x, --%.80s", n1);
+	run(&c, &r, "--help", NULL);
+	ok(r.rc == OPT_HELP && !r.err[0] && !strncmp(r.out, "usage: cidkit t [--nnn", 22) &&
+		   strstr(r.out, big) && !strstr(r.out, n1) && !strstr(r.out, mv),
+	   "200-byte names and metavars, three in one group: the help cuts "
+	   "them at its buffers");
+}
+
 int main(void)
 {
 	test_types();
@@ -452,5 +483,6 @@ int main(void)
 	test_operands_groups();
 	test_table_check();
 	test_help();
+	test_help_long_names();
 	return done_testing();
 }

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "opt.h"
+#include "taskset.h"
 
 #define POSSIBLE "/sys/devices/system/cpu/possible"
 
@@ -61,76 +62,6 @@ static int default_nbits(unsigned int *nbits)
 	return 0;
 }
 
-/*
- * taskset's form: [0x|0X] hex digits, one word, most significant first;
- * leading zeros may go beyond @m's width, a set bit may not.  Returns 0,
- * -EINVAL (malformed) or -ERANGE, with *@errpos.  O(length).
- */
-static int parse_taskset(struct cidk_mask *m, const char *s, size_t *errpos)
-{
-	size_t start = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 2 : 0;
-	size_t len = strcspn(s, "\n");
-
-	cidk_mask_zero(m);
-	if (s[len] == '\n' && s[len + 1]) {
-		*errpos = len;
-		return -EINVAL;
-	}
-	if (len == start) {
-		*errpos = len;
-		return -EINVAL;
-	}
-	for (size_t i = len; i-- > start;) {
-		char c = s[i];
-		unsigned int d, digit = (unsigned int)(len - 1 - i);
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned int)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned int)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned int)(c - 'A' + 10);
-		else {
-			*errpos = i;
-			return -EINVAL;
-		}
-		for (unsigned int b = 0; b < 4; b++) {
-			if (!(d & (1u << b)))
-				continue;
-			if (digit >= (m->nbits + 3) / 4 ||
-			    4 * digit + b >= m->nbits) {
-				*errpos = i;
-				return -ERANGE;
-			}
-			cidk_mask_set(m, 4 * digit + b);
-		}
-	}
-	return 0;
-}
-
-/* "0x" and the hex digits of @m without leading zeros ("0x0": empty). */
-static char *format_taskset(const struct cidk_mask *m)
-{
-	unsigned int last = cidk_mask_last(m);
-	unsigned int digits = last >= m->nbits ? 1 : last / 4 + 1;
-	char *out = malloc(digits + 3);
-
-	if (!out)
-		return NULL;
-	out[0] = '0';
-	out[1] = 'x';
-	for (unsigned int i = 0; i < digits; i++) {
-		unsigned int d = 0, digit = digits - 1 - i;
-
-		for (unsigned int b = 0; b < 4; b++)
-			if (4 * digit + b < m->nbits && cidk_mask_test(m, 4 * digit + b))
-				d |= 1u << b;
-		out[2 + i] = "0123456789abcdef"[d];
-	}
-	out[2 + digits] = '\0';
-	return out;
-}
-
 int cmd_cpulist(int argc, char **argv)
 {
 	int from = FMT_LIST, to = FMT_LIST;
@@ -171,7 +102,7 @@ int cmd_cpulist(int argc, char **argv)
 	if (!m)
 		return cli_error("cpulist: %s", strerror(errno));
 	rc = from == FMT_HEX	   ? cidk_mask_parse_hex(m, argv[first], &errpos)
-	     : from == FMT_TASKSET ? parse_taskset(m, argv[first], &errpos)
+	     : from == FMT_TASKSET ? taskset_parse(m, argv[first], &errpos)
 				   : cidk_mask_parse_list(m, argv[first], &errpos);
 	if (rc) {
 		char where[40];
@@ -189,7 +120,7 @@ int cmd_cpulist(int argc, char **argv)
 						       : "cpulist");
 	}
 	if (to == FMT_TASKSET) {
-		out = format_taskset(m);
+		out = taskset_format(m);
 	} else {
 		len = to == FMT_HEX ? cidk_mask_format_hex(m, NULL, 0)
 				    : cidk_mask_format_list(m, NULL, 0);

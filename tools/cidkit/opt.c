@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,27 @@
 
 #define HELP_WIDTH 79
 #define WHAT_LEN 96 /* "bench burst: --delay-ms" */
+
+/*
+ * printf at offset @n of @buf (@size bytes): the new length, never past
+ * @size - 1, what does not fit cut off.  The help's fixed buffers take
+ * the table's names and texts through it, however long they are.
+ */
+__attribute__((format(printf, 4, 5))) static size_t
+append(char *buf, size_t size, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	if (n >= size)
+		return n;
+	va_start(ap, fmt);
+	len = vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return n;
+	return n + (size_t)len < size ? n + (size_t)len : size - 1;
+}
 
 static bool is_list(const struct opt *o)
 {
@@ -126,8 +148,7 @@ static int choose(const char *what, const struct opt *o, const char *s)
 			*(int *)o->value = c->value;
 			return 0;
 		}
-		n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0,
-				      "%s%s", n ? ", " : "", c->name);
+		n = append(names, sizeof(names), n, "%s%s", n ? ", " : "", c->name);
 	}
 	return cli_error("%s: unknown value '%s' (%s)", what, cli_q(s), names);
 }
@@ -441,20 +462,21 @@ static void put_item(FILE *f, const char *item, size_t indent, size_t *col)
  */
 static void label(const struct opt *o, bool shorts, char *buf, size_t size)
 {
-	int n = 0;
+	size_t n = 0;
 
+	buf[0] = '\0';
 	if (o->short_name && (shorts || !o->name))
-		n = snprintf(buf, size, "-%c%s", o->short_name, o->name ? ", " : "");
+		n = append(buf, size, n, "-%c%s", o->short_name, o->name ? ", " : "");
 	else if (shorts)
-		n = snprintf(buf, size, "    ");
+		n = append(buf, size, n, "    ");
 	if (o->name)
-		n += snprintf(buf + n, size - (size_t)n, "--%s", o->name);
+		n = append(buf, size, n, "--%s", o->name);
 	if (o->type != OT_FLAG)
-		n += snprintf(buf + n, size - (size_t)n, " %s%s", o->metavar,
-			      (o->type == OT_LIST && !(o->flags & OPT_NOSPLIT)) ||
-					      o->type == OT_UINTS
-				      ? ",..."
-				      : "");
+		append(buf, size, n, " %s%s", o->metavar,
+		       (o->type == OT_LIST && !(o->flags & OPT_NOSPLIT)) ||
+				       o->type == OT_UINTS
+			       ? ",..."
+			       : "");
 }
 
 /* The range (or the choices) of @o, "" when it has none to show. */
@@ -538,19 +560,20 @@ static void synopsis(const struct opt_cmd *cmd, FILE *f)
 			g++;
 		if (g != o && o->group)
 			continue;
-		n = (size_t)snprintf(item, sizeof(item), "%s",
-				     o->flags & OPT_REQUIRED ? "" : "[");
+		item[0] = '\0';
+		n = append(item, sizeof(item), 0, "%s",
+			   o->flags & OPT_REQUIRED ? "" : "[");
 		for (const struct opt *p = o; p->type != OT_END; p++) {
 			if (p != o && (!o->group || p->group != o->group))
 				continue;
 			label(p, false, lab, sizeof(lab));
-			n += (size_t)snprintf(item + n, sizeof(item) - n, "%s%s",
-					      p != o ? " | " : "", lab);
+			n = append(item, sizeof(item), n, "%s%s",
+				   p != o ? " | " : "", lab);
 			if (!o->group)
 				break;
 		}
 		if (!(o->flags & OPT_REQUIRED))
-			snprintf(item + n, sizeof(item) - n, "]");
+			append(item, sizeof(item), n, "]");
 		put_item(f, item, indent, &col);
 	}
 	if (cmd->max_operands) {
@@ -602,16 +625,16 @@ void opt_help(const struct opt_cmd *cmd, FILE *f)
 		range_of(o, range, sizeof(range));
 		default_of(o, def, sizeof(def));
 		if (*range)
-			n += (size_t)snprintf(tail + n, sizeof(tail) - n, "%s%s",
-					      n ? "; " : "(", range);
+			n = append(tail, sizeof(tail), n, "%s%s", n ? "; " : "(",
+				   range);
 		if (o->flags & OPT_NOSPLIT)
-			n += (size_t)snprintf(tail + n, sizeof(tail) - n, "%s%s",
-					      n ? "; " : "(", "repeat for several");
+			n = append(tail, sizeof(tail), n, "%s%s", n ? "; " : "(",
+				   "repeat for several");
 		if (*def) /* "default 41", "default: online CPUs" */
-			n += (size_t)snprintf(tail + n, sizeof(tail) - n, "%sdefault%s %s",
-					      n ? "; " : "(", o->def ? ":" : "", def);
+			n = append(tail, sizeof(tail), n, "%sdefault%s %s",
+				   n ? "; " : "(", o->def ? ":" : "", def);
 		if (n) {
-			snprintf(tail + n, sizeof(tail) - n, ")");
+			append(tail, sizeof(tail), n, ")");
 			wrap(f, tail, width + 4, &col);
 		}
 		fputc('\n', f);
