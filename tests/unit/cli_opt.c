@@ -321,6 +321,29 @@ static void test_operands_groups(void)
 	a = b = false;
 	run(&g, &r, "--json", "--need", "0", NULL);
 	ok(r.rc == 0 && a && !b && need == 0, "one of a group and the required one");
+
+	/* a required flag (no metavar) and a required short-only option */
+	{
+		bool yes = false;
+		unsigned int k = 0;
+		struct opt ropts[] = {
+			{ OPT_FLAG("yes", 0, &yes, "really"), .flags = OPT_REQUIRED },
+			{ OPT_UINT(NULL, 'k', &k, 0, 9, "K", "k"),
+			  .flags = OPT_REQUIRED },
+			{ .type = OT_END },
+		};
+		struct opt_cmd rc = { "t", "about", NULL, NULL, 0, 0, ropts };
+
+		run(&rc, &r, "-k", "1", NULL);
+		ok(usage_error(&r) &&
+			   strstr(r.err, "t: --yes is required (see --help)") &&
+			   !strstr(r.err, "(null)"),
+		   "a required flag missing: named without a metavar: %s", r.err);
+		run(&rc, &r, "--yes", NULL);
+		ok(usage_error(&r) &&
+			   strstr(r.err, "t: -k K is required (see --help)"),
+		   "a required short-only option missing: %s", r.err);
+	}
 }
 
 static void test_table_check(void)

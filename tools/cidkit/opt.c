@@ -331,6 +331,8 @@ static int check_operands(const struct opt_cmd *cmd, int argc, char **argv,
 			 cmd->max_operands, cmd->operand, n);
 }
 
+static void label(const struct opt *o, bool shorts, char *buf, size_t size);
+
 /* A scalar option's value, kept so that --help shows the defaults. */
 union opt_value {
 	bool b;
@@ -389,9 +391,13 @@ int opt_parse(struct opt_cmd *cmd, int argc, char **argv, int *first)
 	if (rc)
 		return rc;
 	for (const struct opt *o = cmd->opts; o->type != OT_END; o++)
-		if ((o->flags & OPT_REQUIRED) && !o->seen)
-			return cli_error("%s: --%s %s is required (see --help)",
-					 cmd->name, o->name, o->metavar);
+		if ((o->flags & OPT_REQUIRED) && !o->seen) {
+			char lab[96];
+
+			label(o, false, lab, sizeof(lab));
+			return cli_error("%s: %s is required (see --help)",
+					 cmd->name, lab);
+		}
 	if (check_operands(cmd, argc, argv, i))
 		return CLI_EXIT_USAGE;
 	*first = i;
