@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,11 @@ int sim_machine_init(struct sim_machine *m, const char *spec,
 	rc = cidk_topo_from_spec(spec, &m->topo, err);
 	if (rc)
 		return rc;
+	m->spec = strdup(spec);
+	if (!m->spec) {
+		sim_machine_fini(m);
+		return -ENOMEM;
+	}
 	m->costs = c;
 	m->nr_cpu_ids = cidk_topo_nr_cpu_ids(m->topo);
 	m->lat[CIDK_DIST_SAME_CPU] = c->l2_ns;
@@ -95,6 +101,7 @@ int sim_machine_init(struct sim_machine *m, const char *spec,
 void sim_machine_fini(struct sim_machine *m)
 {
 	cidk_topo_free(m->topo);
+	free(m->spec);
 	free(m->visit_mean);
 	if (m->visit_row)
 		for (unsigned int c = 0; c < m->nr_cpu_ids; c++)
@@ -104,9 +111,50 @@ void sim_machine_fini(struct sim_machine *m)
 	free(m->dist_online);
 	m->dist_key = NULL;
 	m->dist_online = NULL;
+	m->spec = NULL;
 	m->topo = NULL;
 	m->visit_mean = NULL;
 	m->visit_row = NULL;
+}
+
+/* The machine the last sim_machine_put() left (NULL: none). */
+static _Atomic(struct sim_machine *) kept;
+
+static void machine_free(struct sim_machine *m)
+{
+	if (m) {
+		sim_machine_fini(m);
+		free(m);
+	}
+}
+
+int sim_machine_get(struct sim_machine **out, const char *spec,
+		    struct cidk_topo_err *err)
+{
+	struct sim_machine *m = atomic_exchange(&kept, NULL);
+	int rc;
+
+	if (m && !strcmp(m->spec, spec)) {
+		*out = m;
+		return 0;
+	}
+	machine_free(m);
+	m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	rc = sim_machine_init(m, spec, err);
+	if (rc) {
+		free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+void sim_machine_put(struct sim_machine *m)
+{
+	if (m)
+		machine_free(atomic_exchange(&kept, m));
 }
 
 double sim_region_cost(const struct sim_machine *m, const struct sim_region *r,

@@ -46,6 +46,7 @@ struct sim_costs {
 };
 
 struct sim_machine {
+	char *spec;		/* the spec it was built from (a copy) */
 	struct cidk_topo *topo;
 	const struct sim_costs *costs;
 	unsigned int nr_cpu_ids;
@@ -114,6 +115,26 @@ struct sim_region {
 int sim_machine_init(struct sim_machine *m, const char *spec,
 		     struct cidk_topo_err *err);
 void sim_machine_fini(struct sim_machine *m);
+
+/*
+ * sim_machine_get - a machine for @spec, as sim_machine_init() builds it,
+ * in *@out: the one the last sim_machine_put() left, when it was built from
+ * the same spec, else a new one.  A machine holds no state of a run (its
+ * on-demand tables depend only on the spec), so a run on a reused machine
+ * computes the same bytes as on a new one, and a table of many runs on one
+ * machine (sim locality: 40) builds the topology and the visit rows once
+ * instead of once per run.  Returns 0, or a negative errno with @err filled.
+ *
+ * sim_machine_put - done with @m (from sim_machine_get(), or NULL): it is
+ * kept for the next get, and the machine kept before it is freed.  The one
+ * machine kept at exit stays reachable (not a leak).
+ *
+ * MT-safe: the kept machine is one atomic pointer, taken by exchange, so a
+ * machine belongs to one run at a time; two runs at once build two.
+ */
+int sim_machine_get(struct sim_machine **out, const char *spec,
+		    struct cidk_topo_err *err);
+void sim_machine_put(struct sim_machine *m);
 
 /* The cost constants used for machine spec @spec (never NULL). */
 const struct sim_costs *sim_costs_for(const char *spec);
