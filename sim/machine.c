@@ -41,7 +41,10 @@ const struct sim_costs *sim_costs_for(const char *spec)
 	return &zen4;
 }
 
-/* sim_distance()'s table: the levels in cidk_topo_distance()'s order. */
+/*
+ * sim_distance()'s tables: the levels in cidk_topo_distance()'s order, and
+ * from them the distance of every pair (small machines).
+ */
 static void dist_keys(struct sim_machine *m)
 {
 	static const enum cidk_topo_level level[SIM_DIST_KEYS] = {
@@ -58,6 +61,16 @@ static void dist_keys(struct sim_machine *m)
 					cidk_topo_group_id(m->topo, level[i], c) :
 					m->nr_cpu_ids;
 	}
+	if (!m->dist)
+		return;
+	/* symmetric: each pair once */
+	for (unsigned int a = 0; a < m->nr_cpu_ids; a++)
+		for (unsigned int b = 0; b <= a; b++) {
+			uint8_t d = (uint8_t)sim_distance_keys(m, a, b);
+
+			m->dist[(size_t)a * m->nr_cpu_ids + b] = d;
+			m->dist[(size_t)b * m->nr_cpu_ids + a] = d;
+		}
 }
 
 int sim_machine_init(struct sim_machine *m, const char *spec,
@@ -89,8 +102,11 @@ int sim_machine_init(struct sim_machine *m, const char *spec,
 	m->dist_key = calloc((size_t)m->nr_cpu_ids * SIM_DIST_KEYS,
 			     sizeof(*m->dist_key));
 	m->dist_online = calloc(m->nr_cpu_ids, sizeof(*m->dist_online));
+	if (m->nr_cpu_ids <= SIM_VISIT_ROWS_MAX)
+		m->dist = malloc((size_t)m->nr_cpu_ids * m->nr_cpu_ids);
 	if (!m->visit_mean || (m->nr_cpu_ids <= SIM_VISIT_ROWS_MAX && !m->visit_row) ||
-	    !m->dist_key || !m->dist_online) {
+	    !m->dist_key || !m->dist_online ||
+	    (m->nr_cpu_ids <= SIM_VISIT_ROWS_MAX && !m->dist)) {
 		sim_machine_fini(m);
 		return -ENOMEM;
 	}
@@ -109,6 +125,8 @@ void sim_machine_fini(struct sim_machine *m)
 	free(m->visit_row);
 	free(m->dist_key);
 	free(m->dist_online);
+	free(m->dist);
+	m->dist = NULL;
 	m->dist_key = NULL;
 	m->dist_online = NULL;
 	m->spec = NULL;
@@ -184,12 +202,6 @@ double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
 	 * a release must be deferred?).
 	 */
 	return 2 * sim_line_cost(m, cpu, other);
-}
-
-double sim_line_cost(const struct sim_machine *m, unsigned int cpu,
-		     unsigned int owner)
-{
-	return m->lat[sim_distance(m, cpu, owner)];
 }
 
 /* Online CPUs in @cpu's group at @level (1 if the level is absent). */

@@ -69,17 +69,25 @@ struct sim_machine {
 	 */
 	uint32_t *dist_key; /* nr_cpu_ids x SIM_DIST_KEYS */
 	uint8_t *dist_online; /* nr_cpu_ids */
+	/*
+	 * sim_distance() of every pair, row @a at [a * nr_cpu_ids], on
+	 * machines of at most SIM_VISIT_ROWS_MAX CPUs (1 MB at most; NULL on
+	 * larger ones): one load where the keys take a loop of compares, on
+	 * paths that run per event (an mm-mask transfer, a burst).
+	 */
+	uint8_t *dist;
 };
 
 #define SIM_DIST_KEYS 5
 
 /*
- * sim_distance - cidk_topo_distance(m->topo, a, b), from the machine's
+ * sim_distance_keys - cidk_topo_distance(m->topo, a, b), from the machine's
  * precomputed group ids (tests/sim/cost.c compares the two on every pair
  * of several machines).
  */
-static inline enum cidk_topo_dist sim_distance(const struct sim_machine *m,
-					       unsigned int a, unsigned int b)
+static inline enum cidk_topo_dist sim_distance_keys(const struct sim_machine *m,
+						    unsigned int a,
+						    unsigned int b)
 {
 	static const enum cidk_topo_dist dist[SIM_DIST_KEYS] = {
 		CIDK_DIST_SMT, CIDK_DIST_CLUSTER, CIDK_DIST_LLC, CIDK_DIST_PKG,
@@ -98,6 +106,18 @@ static inline enum cidk_topo_dist sim_distance(const struct sim_machine *m,
 		if (ka[i] != m->nr_cpu_ids && ka[i] == kb[i])
 			return dist[i];
 	return CIDK_DIST_REMOTE;
+}
+
+/*
+ * sim_distance - cidk_topo_distance(m->topo, a, b): one load from the
+ * machine's table of every pair where it has one, else sim_distance_keys().
+ */
+static inline enum cidk_topo_dist sim_distance(const struct sim_machine *m,
+					       unsigned int a, unsigned int b)
+{
+	if (m->dist && a < m->nr_cpu_ids && b < m->nr_cpu_ids)
+		return (enum cidk_topo_dist)m->dist[(size_t)a * m->nr_cpu_ids + b];
+	return sim_distance_keys(m, a, b);
 }
 
 #define SIM_VISIT_ROWS_MAX 1024u
@@ -155,8 +175,11 @@ static inline void sim_region_write(struct sim_region *r, unsigned int cpu,
 }
 
 /* ns for @cpu to get one line last written by @owner. */
-double sim_line_cost(const struct sim_machine *m, unsigned int cpu,
-		     unsigned int owner);
+static inline double sim_line_cost(const struct sim_machine *m,
+				   unsigned int cpu, unsigned int owner)
+{
+	return m->lat[sim_distance(m, cpu, owner)];
+}
 
 /*
  * ns for a scan on @cpu to visit CPU @other: two lines @other owns (its
