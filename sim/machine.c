@@ -193,17 +193,6 @@ double sim_region_cost(const struct sim_machine *m, const struct sim_region *r,
 	return lines * (c->compute_ns + lat / c->mlp);
 }
 
-double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
-			   unsigned int other)
-{
-	/*
-	 * Two lines that CPU @other owns: its (mm, CPU) slot, and its
-	 * runqueue's current task (is it running the mm right now, so that
-	 * a release must be deferred?).
-	 */
-	return 2 * sim_line_cost(m, cpu, other);
-}
-
 /* Online CPUs in @cpu's group at @level (1 if the level is absent). */
 static unsigned int group_weight(const struct sim_machine *m,
 				 enum cidk_topo_level level, unsigned int cpu)
@@ -242,13 +231,13 @@ double sim_scan_cost(struct sim_machine *m, unsigned int cpu,
 	return visited * m->visit_mean[cpu];
 }
 
-/* What a scan on @cpu pays to visit possible CPU @c. */
+/* What a scan on @cpu pays to visit possible CPU @c (< nr_cpu_ids). */
 static double visit_cost(const struct sim_machine *m, unsigned int cpu,
 			 unsigned int c)
 {
-	return cidk_mask_test(cidk_topo_online(m->topo), c)
-		       ? sim_scan_visit_cost(m, cpu, c)
-		       : 2 * m->costs->l3_ns;
+	/* dist_online[c]: cidk_mask_test(cidk_topo_online(m->topo), c) */
+	return m->dist_online[c] ? sim_scan_visit_cost(m, cpu, c)
+				 : 2 * m->costs->l3_ns;
 }
 
 double sim_scan_range_cost(struct sim_machine *m, unsigned int cpu,

@@ -183,10 +183,14 @@ static inline double sim_line_cost(const struct sim_machine *m,
 
 /*
  * ns for a scan on @cpu to visit CPU @other: two lines @other owns (its
- * slot, and its runqueue's current task).
+ * (mm, CPU) slot, and its runqueue's current task: is it running the mm
+ * right now, so that a release must be deferred?).
  */
-double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
-			   unsigned int other);
+static inline double sim_scan_visit_cost(const struct sim_machine *m,
+					 unsigned int cpu, unsigned int other)
+{
+	return 2 * sim_line_cost(m, cpu, other);
+}
 
 /*
  * sim_scan_cost - @visited times the mean slot-visit cost from @cpu over
