@@ -152,7 +152,8 @@ int sim_machine_get(struct sim_machine **out, const char *spec,
 	struct sim_machine *m = atomic_exchange(&kept, NULL);
 	int rc;
 
-	if (m && !strcmp(m->spec, spec)) {
+	/* "host" is read from sysfs, which may change between runs: rebuilt */
+	if (m && spec && strcmp(spec, "host") && !strcmp(m->spec, spec)) {
 		*out = m;
 		return 0;
 	}

@@ -139,11 +139,12 @@ void sim_machine_fini(struct sim_machine *m);
 /*
  * sim_machine_get - a machine for @spec, as sim_machine_init() builds it,
  * in *@out: the one the last sim_machine_put() left, when it was built from
- * the same spec, else a new one.  A machine holds no state of a run (its
- * on-demand tables depend only on the spec), so a run on a reused machine
- * computes the same bytes as on a new one, and a table of many runs on one
- * machine (sim locality: 40) builds the topology and the visit rows once
- * instead of once per run.  Returns 0, or a negative errno with @err filled.
+ * the same spec (not "host": sysfs may change), else a new one.  A machine
+ * holds no state of a run (its on-demand tables depend only on the spec),
+ * so a run on a reused machine computes the same bytes as on a new one,
+ * and a table of many runs on one machine (sim locality: 40) builds the
+ * topology, distances and visit rows once instead of once per run.
+ * Returns 0, or a negative errno with @err filled.
  *
  * sim_machine_put - done with @m (from sim_machine_get(), or NULL): it is
  * kept for the next get, and the machine kept before it is freed.  The one
