@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +41,10 @@ const struct sim_costs *sim_costs_for(const char *spec)
 	return &zen4;
 }
 
-/* sim_distance()'s table: the levels in cidk_topo_distance()'s order. */
+/*
+ * sim_distance()'s tables: the levels in cidk_topo_distance()'s order, and
+ * from them the distance of every pair (small machines).
+ */
 static void dist_keys(struct sim_machine *m)
 {
 	static const enum cidk_topo_level level[SIM_DIST_KEYS] = {
@@ -57,6 +61,16 @@ static void dist_keys(struct sim_machine *m)
 					cidk_topo_group_id(m->topo, level[i], c) :
 					m->nr_cpu_ids;
 	}
+	if (!m->dist)
+		return;
+	/* symmetric: each pair once */
+	for (unsigned int a = 0; a < m->nr_cpu_ids; a++)
+		for (unsigned int b = 0; b <= a; b++) {
+			uint8_t d = (uint8_t)sim_distance_keys(m, a, b);
+
+			m->dist[(size_t)a * m->nr_cpu_ids + b] = d;
+			m->dist[(size_t)b * m->nr_cpu_ids + a] = d;
+		}
 }
 
 int sim_machine_init(struct sim_machine *m, const char *spec,
@@ -69,6 +83,11 @@ int sim_machine_init(struct sim_machine *m, const char *spec,
 	rc = cidk_topo_from_spec(spec, &m->topo, err);
 	if (rc)
 		return rc;
+	m->spec = strdup(spec);
+	if (!m->spec) {
+		sim_machine_fini(m);
+		return -ENOMEM;
+	}
 	m->costs = c;
 	m->nr_cpu_ids = cidk_topo_nr_cpu_ids(m->topo);
 	m->lat[CIDK_DIST_SAME_CPU] = c->l2_ns;
@@ -83,8 +102,11 @@ int sim_machine_init(struct sim_machine *m, const char *spec,
 	m->dist_key = calloc((size_t)m->nr_cpu_ids * SIM_DIST_KEYS,
 			     sizeof(*m->dist_key));
 	m->dist_online = calloc(m->nr_cpu_ids, sizeof(*m->dist_online));
+	if (m->nr_cpu_ids <= SIM_VISIT_ROWS_MAX)
+		m->dist = malloc((size_t)m->nr_cpu_ids * m->nr_cpu_ids);
 	if (!m->visit_mean || (m->nr_cpu_ids <= SIM_VISIT_ROWS_MAX && !m->visit_row) ||
-	    !m->dist_key || !m->dist_online) {
+	    !m->dist_key || !m->dist_online ||
+	    (m->nr_cpu_ids <= SIM_VISIT_ROWS_MAX && !m->dist)) {
 		sim_machine_fini(m);
 		return -ENOMEM;
 	}
@@ -95,6 +117,7 @@ int sim_machine_init(struct sim_machine *m, const char *spec,
 void sim_machine_fini(struct sim_machine *m)
 {
 	cidk_topo_free(m->topo);
+	free(m->spec);
 	free(m->visit_mean);
 	if (m->visit_row)
 		for (unsigned int c = 0; c < m->nr_cpu_ids; c++)
@@ -102,11 +125,55 @@ void sim_machine_fini(struct sim_machine *m)
 	free(m->visit_row);
 	free(m->dist_key);
 	free(m->dist_online);
+	free(m->dist);
+	m->dist = NULL;
 	m->dist_key = NULL;
 	m->dist_online = NULL;
+	m->spec = NULL;
 	m->topo = NULL;
 	m->visit_mean = NULL;
 	m->visit_row = NULL;
+}
+
+/* The machine the last sim_machine_put() left (NULL: none). */
+static _Atomic(struct sim_machine *) kept;
+
+static void machine_free(struct sim_machine *m)
+{
+	if (m) {
+		sim_machine_fini(m);
+		free(m);
+	}
+}
+
+int sim_machine_get(struct sim_machine **out, const char *spec,
+		    struct cidk_topo_err *err)
+{
+	struct sim_machine *m = atomic_exchange(&kept, NULL);
+	int rc;
+
+	/* "host" is read from sysfs, which may change between runs: rebuilt */
+	if (m && spec && strcmp(spec, "host") && !strcmp(m->spec, spec)) {
+		*out = m;
+		return 0;
+	}
+	machine_free(m);
+	m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	rc = sim_machine_init(m, spec, err);
+	if (rc) {
+		free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+void sim_machine_put(struct sim_machine *m)
+{
+	if (m)
+		machine_free(atomic_exchange(&kept, m));
 }
 
 double sim_region_cost(const struct sim_machine *m, const struct sim_region *r,
@@ -125,23 +192,6 @@ double sim_region_cost(const struct sim_machine *m, const struct sim_region *r,
 			lat = c->l3_ns; /* the writer's private caches were flushed */
 	}
 	return lines * (c->compute_ns + lat / c->mlp);
-}
-
-double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
-			   unsigned int other)
-{
-	/*
-	 * Two lines that CPU @other owns: its (mm, CPU) slot, and its
-	 * runqueue's current task (is it running the mm right now, so that
-	 * a release must be deferred?).
-	 */
-	return 2 * sim_line_cost(m, cpu, other);
-}
-
-double sim_line_cost(const struct sim_machine *m, unsigned int cpu,
-		     unsigned int owner)
-{
-	return m->lat[sim_distance(m, cpu, owner)];
 }
 
 /* Online CPUs in @cpu's group at @level (1 if the level is absent). */
@@ -182,13 +232,13 @@ double sim_scan_cost(struct sim_machine *m, unsigned int cpu,
 	return visited * m->visit_mean[cpu];
 }
 
-/* What a scan on @cpu pays to visit possible CPU @c. */
+/* What a scan on @cpu pays to visit possible CPU @c (< nr_cpu_ids). */
 static double visit_cost(const struct sim_machine *m, unsigned int cpu,
 			 unsigned int c)
 {
-	return cidk_mask_test(cidk_topo_online(m->topo), c)
-		       ? sim_scan_visit_cost(m, cpu, c)
-		       : 2 * m->costs->l3_ns;
+	/* dist_online[c]: cidk_mask_test(cidk_topo_online(m->topo), c) */
+	return m->dist_online[c] ? sim_scan_visit_cost(m, cpu, c)
+				 : 2 * m->costs->l3_ns;
 }
 
 double sim_scan_range_cost(struct sim_machine *m, unsigned int cpu,

@@ -162,7 +162,8 @@ struct sim_task *sim_sched_task(struct sim_sched *s, struct sim_mm *mm,
 
 /* ---- mm masks ----------------------------------------------------------- */
 
-static void mask_update(struct sim_sched *s, struct sim_mm *mm, unsigned int cpu)
+static inline void mask_update(struct sim_sched *s, struct sim_mm *mm,
+			       unsigned int cpu)
 {
 	uint32_t *owner = &mm->line_owner[cpu / SIM_MASK_CPUS_PER_LINE];
 	bool idle = mm == &s->idle_mm;

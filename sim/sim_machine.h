@@ -46,6 +46,7 @@ struct sim_costs {
 };
 
 struct sim_machine {
+	char *spec;		/* the spec it was built from (a copy) */
 	struct cidk_topo *topo;
 	const struct sim_costs *costs;
 	unsigned int nr_cpu_ids;
@@ -68,17 +69,25 @@ struct sim_machine {
 	 */
 	uint32_t *dist_key; /* nr_cpu_ids x SIM_DIST_KEYS */
 	uint8_t *dist_online; /* nr_cpu_ids */
+	/*
+	 * sim_distance() of every pair, row @a at [a * nr_cpu_ids], on
+	 * machines of at most SIM_VISIT_ROWS_MAX CPUs (1 MB at most; NULL on
+	 * larger ones): one load where the keys take a loop of compares, on
+	 * paths that run per event (an mm-mask transfer, a burst).
+	 */
+	uint8_t *dist;
 };
 
 #define SIM_DIST_KEYS 5
 
 /*
- * sim_distance - cidk_topo_distance(m->topo, a, b), from the machine's
+ * sim_distance_keys - cidk_topo_distance(m->topo, a, b), from the machine's
  * precomputed group ids (tests/sim/cost.c compares the two on every pair
  * of several machines).
  */
-static inline enum cidk_topo_dist sim_distance(const struct sim_machine *m,
-					       unsigned int a, unsigned int b)
+static inline enum cidk_topo_dist sim_distance_keys(const struct sim_machine *m,
+						    unsigned int a,
+						    unsigned int b)
 {
 	static const enum cidk_topo_dist dist[SIM_DIST_KEYS] = {
 		CIDK_DIST_SMT, CIDK_DIST_CLUSTER, CIDK_DIST_LLC, CIDK_DIST_PKG,
@@ -99,6 +108,18 @@ static inline enum cidk_topo_dist sim_distance(const struct sim_machine *m,
 	return CIDK_DIST_REMOTE;
 }
 
+/*
+ * sim_distance - cidk_topo_distance(m->topo, a, b): one load from the
+ * machine's table of every pair where it has one, else sim_distance_keys().
+ */
+static inline enum cidk_topo_dist sim_distance(const struct sim_machine *m,
+					       unsigned int a, unsigned int b)
+{
+	if (m->dist && a < m->nr_cpu_ids && b < m->nr_cpu_ids)
+		return (enum cidk_topo_dist)m->dist[(size_t)a * m->nr_cpu_ids + b];
+	return sim_distance_keys(m, a, b);
+}
+
 #define SIM_VISIT_ROWS_MAX 1024u
 
 struct sim_region {
@@ -114,6 +135,27 @@ struct sim_region {
 int sim_machine_init(struct sim_machine *m, const char *spec,
 		     struct cidk_topo_err *err);
 void sim_machine_fini(struct sim_machine *m);
+
+/*
+ * sim_machine_get - a machine for @spec, as sim_machine_init() builds it,
+ * in *@out: the one the last sim_machine_put() left, when it was built from
+ * the same spec (not "host": sysfs may change), else a new one.  A machine
+ * holds no state of a run (its on-demand tables depend only on the spec),
+ * so a run on a reused machine computes the same bytes as on a new one,
+ * and a table of many runs on one machine (sim locality: 40) builds the
+ * topology, distances and visit rows once instead of once per run.
+ * Returns 0, or a negative errno with @err filled.
+ *
+ * sim_machine_put - done with @m (from sim_machine_get(), or NULL): it is
+ * kept for the next get, and the machine kept before it is freed.  The one
+ * machine kept at exit stays reachable (not a leak).
+ *
+ * MT-safe: the kept machine is one atomic pointer, taken by exchange, so a
+ * machine belongs to one run at a time; two runs at once build two.
+ */
+int sim_machine_get(struct sim_machine **out, const char *spec,
+		    struct cidk_topo_err *err);
+void sim_machine_put(struct sim_machine *m);
 
 /* The cost constants used for machine spec @spec (never NULL). */
 const struct sim_costs *sim_costs_for(const char *spec);
@@ -134,15 +176,22 @@ static inline void sim_region_write(struct sim_region *r, unsigned int cpu,
 }
 
 /* ns for @cpu to get one line last written by @owner. */
-double sim_line_cost(const struct sim_machine *m, unsigned int cpu,
-		     unsigned int owner);
+static inline double sim_line_cost(const struct sim_machine *m,
+				   unsigned int cpu, unsigned int owner)
+{
+	return m->lat[sim_distance(m, cpu, owner)];
+}
 
 /*
  * ns for a scan on @cpu to visit CPU @other: two lines @other owns (its
- * slot, and its runqueue's current task).
+ * (mm, CPU) slot, and its runqueue's current task: is it running the mm
+ * right now, so that a release must be deferred?).
  */
-double sim_scan_visit_cost(const struct sim_machine *m, unsigned int cpu,
-			   unsigned int other);
+static inline double sim_scan_visit_cost(const struct sim_machine *m,
+					 unsigned int cpu, unsigned int other)
+{
+	return 2 * sim_line_cost(m, cpu, other);
+}
 
 /*
  * sim_scan_cost - @visited times the mean slot-visit cost from @cpu over

@@ -297,8 +297,9 @@ cidk_cid_mm_policy(const struct cidk_cid_mm *mm);
 /*
  * cidk_cid_releases - the CIDs the compaction scan has released so far,
  * immediately or deferred: compaction_releases + deferred_releases of
- * cidk_cid_stats(), without summing every other counter (the simulator
- * prices each compaction call by its releases).
+ * cidk_cid_stats() (those per-CPU counters may lose a count when two
+ * threads update one at once; this one does not), in one load (the
+ * simulator prices each compaction call by its releases).  MT-safe.
  */
 CIDK_EXPORT uint64_t cidk_cid_releases(const struct cidk_cid_mm *mm);
 

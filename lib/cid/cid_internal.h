@@ -20,7 +20,7 @@
  * O(nr_cpu_ids) path; fork, exit and affinity changes are rare.
  *
  * Cost counters live in per-CPU shards (cpu mod nr_shards), updated with a
- * relaxed load and a relaxed store: no shared RMW, exact single-threaded.
+ * relaxed load and store, exact single-threaded (mm.c: a shard of totals).
  */
 #ifndef CIDKIT_LIB_CID_INTERNAL_H
 #define CIDKIT_LIB_CID_INTERNAL_H
@@ -90,7 +90,7 @@ struct cidk_cid_mm {
 	struct cidk_mask *cidmask;
 	struct cidk_mask *allowed; /* union of the tasks' allowed CPUs */
 	struct cidk__cid_slot *slots;   /* nr_cpu_ids */
-	struct cidk__cid_shard *shards; /* shard_mask + 1 */
+	struct cidk__cid_shard *shards; /* shard_mask + 1, then totals (mm.c) */
 
 	_Alignas(CIDK__CACHELINE) _Atomic unsigned int nr_cpus_allowed;
 	_Atomic unsigned int nr_users;

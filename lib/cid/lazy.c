@@ -70,9 +70,9 @@
  * back to something always safe: take a new CID, give the CID back to the
  * bitmap, or leave the slot to the next scan.
  *
- * Cost: a switch-in that hits its slot is one slot CAS; a switch-out one
- * slot CAS and a store of the time; no bitmap RMW.  The scan visits
- * min(batch, nr_cpu_ids) slots twice and reads the bitmap once.
+ * Cost: a switch-in that hits its slot is one slot CAS; a switch-out one slot
+ * CAS and a store of the time; no bitmap RMW.  The scan visits min(batch,
+ * nr_cpu_ids) slots twice, reads the bitmap once, adds its releases once.
  */
 #include "cid/cid_internal.h"
 #include "cid/lease_fast.h"
@@ -279,53 +279,56 @@ static bool release_idle(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
 	return true;
 }
 
-static void clear_old(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
-		      unsigned int cpu, uint64_t now)
+/* true when it released the slot's CID */
+static bool clear_old(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
+		      struct cidk__cid_slot *slot, uint64_t now)
 {
-	struct cidk__cid_slot *slot = &mm->slots[cpu];
 	unsigned int s = cidk__ld(&slot->word);
 	uint64_t last;
 
 	if (s == SLOT_UNSET)
-		return;
+		return false;
 	if (s & SLOT_BUSY) { /* in use right now: it is recent */
 		cidk__st64(&slot->time, now);
-		return;
+		return false;
 	}
 	last = cidk__ld64(&slot->time);
 	if (now <= last || now - last <= mm->p.expiry_ns)
-		return;
-	release_idle(mm, sh, slot, &s); /* if it changed, it was just used */
+		return false;
+	/* if it changed, it was just used */
+	return release_idle(mm, sh, slot, &s);
 }
 
-static void clear_weight(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
-			 unsigned int cpu, unsigned int weight)
+/* true when it released the slot's CID or marked it LAZY_PUT */
+static bool clear_weight(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
+			 struct cidk__cid_slot *slot, unsigned int weight)
 {
-	struct cidk__cid_slot *slot = &mm->slots[cpu];
 	unsigned int s = cidk__ld(&slot->word);
 
 	for (unsigned int i = 0; i < SLOT_TRIES; i++) {
 		if (s == SLOT_UNSET || (s & SLOT_LAZY_PUT) ||
 		    (s & SLOT_CID_MASK) < weight)
-			return;
+			return false;
 		if ((s & SLOT_BUSY) && !CIDK__MUTANT(CIDK__MUT_LAZY_SCAN_BUSY)) {
 			if (slot_cas(sh, slot, &s, s | SLOT_LAZY_PUT)) {
 				cidk__st_add(sh, ST_DEFERRED_RELEASES, 1);
-				return;
+				return true;
 			}
 		} else if (release_idle(mm, sh, slot, &s)) {
-			return;
+			return true;
 		}
 	}
 	/* the slot keeps changing: the next pass will see it again */
+	return false;
 }
 
 unsigned int cidk__lazy_scan(struct cidk_cid_mm *mm, unsigned int cpu,
 			     uint64_t now)
 {
 	struct cidk__cid_shard *sh = cidk__shard(mm, cpu);
-	unsigned int n = mm->nr_cpu_ids, lo, hi, weight;
+	unsigned int n = mm->nr_cpu_ids, lo, hi, weight, released = 0;
 	unsigned int pos = cidk__ld(&mm->scan_pos);
+	struct cidk__cid_slot *slots;
 
 	if (pos == 0) {
 		uint64_t next = cidk__ld64(&mm->next_scan);
@@ -347,11 +350,24 @@ unsigned int cidk__lazy_scan(struct cidk_cid_mm *mm, unsigned int cpu,
 			return 0;
 	}
 
-	for (unsigned int c = lo; c < hi; c++)
-		clear_old(mm, sh, c, now);
+	/*
+	 * The kernel's two for_each_possible_cpu() loops.  Most slots are
+	 * UNSET (a few threads on many CPUs), so a visit is mostly a load
+	 * and a compare: the slots' address is read once, not per slot (a
+	 * visit's stores could alias mm->slots), and the loops are unrolled.
+	 */
+	slots = mm->slots;
+#pragma GCC unroll 4
+	for (struct cidk__cid_slot *slot = slots + lo; slot < slots + hi; slot++)
+		released += clear_old(mm, sh, slot, now);
 	weight = cidk__cid_weight(mm);
-	for (unsigned int c = lo; c < hi; c++)
-		clear_weight(mm, sh, c, weight);
+#pragma GCC unroll 4
+	for (struct cidk__cid_slot *slot = slots + lo; slot < slots + hi; slot++)
+		released += clear_weight(mm, sh, slot, weight);
+	if (released) /* the mm's total (mm.c): a statistic, not a step */
+		atomic_fetch_add_explicit(
+			&mm->shards[mm->shard_mask + 1].v[ST_COMPACTION_RELEASES],
+			released, memory_order_relaxed);
 
 	cidk__st_add(sh, ST_COMPACTION_CALLS, 1);
 	cidk__st_add(sh, ST_COMPACTION_CPUS, hi - lo);

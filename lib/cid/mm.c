@@ -161,10 +161,10 @@ int cidk_cid_mm_create(const struct cidk_cid_params *p,
 	mm->slots = aligned_alloc(CIDK__CACHELINE,
 				  sizeof(*mm->slots) * nr_cpu_ids);
 	mm->shards = aligned_alloc(CIDK__CACHELINE,
-				   sizeof(*mm->shards) * nshards);
+				   sizeof(*mm->shards) * (nshards + 1));
 	if (!mm->cidmask || !mm->allowed || !mm->slots || !mm->shards)
 		goto fail;
-	memset(mm->shards, 0, sizeof(*mm->shards) * nshards);
+	memset(mm->shards, 0, sizeof(*mm->shards) * (nshards + 1));
 	for (unsigned int c = 0; c < nr_cpu_ids; c++) {
 		atomic_init(&mm->slots[c].word, SLOT_UNSET);
 		atomic_init(&mm->slots[c].recent, CIDK_CID_NONE);
@@ -295,16 +295,16 @@ enum cidk_cid_policy_kind cidk_cid_mm_policy(const struct cidk_cid_mm *mm)
 	return mm->p.kind;
 }
 
+/*
+ * The shard after the last holds the mm's totals: each scan call adds its
+ * releases there (one RMW), so this is one load, not a sum over 64 shards.
+ */
 uint64_t cidk_cid_releases(const struct cidk_cid_mm *mm)
 {
-	uint64_t n = 0;
+	const struct cidk__cid_shard *tot = &mm->shards[mm->shard_mask + 1];
 
-	for (unsigned int s = 0; s <= mm->shard_mask; s++)
-		n += atomic_load_explicit(&mm->shards[s].v[ST_COMPACTION_RELEASES],
-					  memory_order_relaxed) +
-		     atomic_load_explicit(&mm->shards[s].v[ST_DEFERRED_RELEASES],
-					  memory_order_relaxed);
-	return n;
+	return atomic_load_explicit(&tot->v[ST_COMPACTION_RELEASES],
+				    memory_order_relaxed);
 }
 
 void cidk_cid_stats(const struct cidk_cid_mm *mm, struct cidk_cid_stats *st)

@@ -44,7 +44,7 @@ struct thread {
 struct run {
 	const struct cidk_sim_locality_params *p;
 	struct cidk_sim_locality_result *r;
-	struct sim_machine m;
+	struct sim_machine *m; /* sim_machine_get()'s */
 	struct sim_sched s;
 	struct sim_mm *mm; /* NULL for per-cpu */
 	struct thread *th;
@@ -130,12 +130,12 @@ static uint64_t burst_run(struct sim_sched *ss, struct sim_task *t, uint64_t now
 	unsigned int area = s->p->policy == CIDK_SIM_PER_CPU ? t->cpu : t->cid.cid;
 	double cost;
 
-	if (area >= s->m.nr_cpu_ids) {
+	if (area >= s->m->nr_cpu_ids) {
 		s->err = -ERANGE; /* a policy handed out an impossible CID */
 		ss->err = -ERANGE;
 		return 0;
 	}
-	cost = sim_region_cost(&s->m, &s->areas[area], t->cpu, now,
+	cost = sim_region_cost(s->m, &s->areas[area], t->cpu, now,
 			       s->p->area_bytes / SIM_LINE_BYTES);
 	s->cur_area = area;
 	if (s->round > 0) {
@@ -188,14 +188,14 @@ static int setup(struct run *s, struct cidk_topo_err *err)
 	struct cidk_mask *allowed;
 	int rc;
 
-	rc = sim_machine_init(&s->m, p->machine, err);
+	rc = sim_machine_get(&s->m, p->machine, err);
 	if (rc)
 		return rc;
-	rc = sim_sched_init(&s->s, &s->m, &locality_ops, s, p->seed);
+	rc = sim_sched_init(&s->s, s->m, &locality_ops, s, p->seed);
 	if (rc)
 		return rc;
 	s->s.tick_ns = p->tick_ns;
-	ncpu = s->m.nr_cpu_ids;
+	ncpu = s->m->nr_cpu_ids;
 	cpus = calloc(ncpu, sizeof(*cpus));
 	s->areas = calloc(ncpu, sizeof(*s->areas));
 	allowed = cidk_mask_alloc(ncpu);
@@ -205,7 +205,7 @@ static int setup(struct run *s, struct cidk_topo_err *err)
 	}
 	for (unsigned int a = 0; a < ncpu; a++)
 		s->areas[a].last_cpu = SIM_NOBODY;
-	s->nth = pick_cpus(s->m.topo, p->config, cpus);
+	s->nth = pick_cpus(s->m->topo, p->config, cpus);
 	if (!s->nth) {
 		snprintf(err->path, sizeof(err->path), "%s", p->config);
 		snprintf(err->msg, sizeof(err->msg),
@@ -261,7 +261,7 @@ out:
 static void teardown(struct run *s)
 {
 	sim_sched_fini(&s->s);
-	sim_machine_fini(&s->m);
+	sim_machine_put(s->m);
 	free(s->th);
 	free(s->order);
 	free(s->areas);

@@ -119,7 +119,8 @@ int main(void)
 	}
 	sim_machine_fini(&m);
 	/*
-	 * sim_distance() (the machine's precomputed group ids) is
+	 * sim_distance() (the machine's table of pairs) and sim_distance_keys()
+	 * (its precomputed group ids, what machines too large for a table use) are
 	 * cidk_topo_distance() on every pair of CPUs, on shapes with SMT,
 	 * clusters, dies, several LLCs and packages.
 	 */
@@ -138,14 +139,54 @@ int main(void)
 				continue;
 			}
 			for (unsigned int a = 0; a <= m.nr_cpu_ids; a++)
-				for (unsigned int b = 0; b <= m.nr_cpu_ids; b++, pairs++)
-					bad += sim_distance(&m, a, b) !=
-					       cidk_topo_distance(m.topo, a, b);
-			ok(bad == 0 && pairs > 1,
-			   "%s: sim_distance == cidk_topo_distance on %lu pairs (%lu differ)",
+				for (unsigned int b = 0; b <= m.nr_cpu_ids; b++, pairs++) {
+					enum cidk_topo_dist d = cidk_topo_distance(m.topo, a, b);
+
+					bad += sim_distance(&m, a, b) != d;
+					bad += sim_distance_keys(&m, a, b) != d;
+				}
+			ok(bad == 0 && pairs > 1 && m.dist,
+			   "%s: sim_distance (its table) and sim_distance_keys == cidk_topo_distance on %lu pairs (%lu differ)",
 			   specs[k], pairs, bad);
 			sim_machine_fini(&m);
 		}
+	}
+	/*
+	 * sim_machine_get/put: a put machine serves the next get of its spec;
+	 * two gets at once build two; another spec builds anew; a bad one fails.
+	 */
+	{
+		struct sim_machine *a = NULL, *b = NULL, *x = NULL;
+
+		ok(!sim_machine_get(&a, "2s8c", &err) &&
+			   !sim_machine_get(&b, "2s8c", &err) && a != b &&
+			   a->nr_cpu_ids == 16 && !strcmp(b->spec, "2s8c"),
+		   "sim_machine_get: two at once are two machines");
+		sim_machine_put(a); /* kept */
+		sim_machine_put(b); /* kept, a freed */
+		ok(!sim_machine_get(&x, "2s8c", &err) && x == b,
+		   "sim_machine_get: the machine put last serves its spec again");
+		/* its on-demand rows are as a new machine computes them */
+		sim_scan_range_cost(x, 3, 0, x->nr_cpu_ids);
+		sim_machine_put(x);
+		ok(!sim_machine_get(&x, "2s8c", &err) && x == b && x->visit_row[3],
+		   "sim_machine_get: ... with what it computed on demand");
+		if (!sim_machine_init(&m, "2s8c", &err)) {
+			ok(sim_scan_range_cost(&m, 3, 0, m.nr_cpu_ids) ==
+				   x->visit_row[3][x->nr_cpu_ids] &&
+				   sim_scan_range_cost(&m, 3, 5, 7) ==
+					   sim_scan_range_cost(x, 3, 5, 7),
+			   "a reused machine prices a scan as a new one, bit for bit");
+			sim_machine_fini(&m);
+		}
+		sim_machine_put(x);
+		ok(!sim_machine_get(&x, "1s6c", &err) && x->nr_cpu_ids == 6 &&
+			   !strcmp(x->spec, "1s6c"),
+		   "sim_machine_get: another spec, a new machine");
+		sim_machine_put(x);
+		x = NULL;
+		ok(sim_machine_get(&x, "9s9q", &err) < 0 && !x && err.msg[0],
+		   "sim_machine_get: a bad spec fails with a message");
 	}
 	return done_testing();
 }

@@ -952,6 +952,14 @@ static void run(enum cidk_cid_policy_kind kind, unsigned int ncpu,
 		ok(st.compaction_calls > 0 && st.compaction_releases > 0,
 		   "%s: the scan ran and released CIDs",
 		   cidk_cid_policy_name(kind));
+	/* the mm's one total equals the per-CPU counters' sum (one thread) */
+	ok(cidk_cid_releases(w.m[0].mm) ==
+		   st.compaction_releases + st.deferred_releases,
+	   "%s: cidk_cid_releases() %llu == compaction %llu + deferred %llu",
+	   cidk_cid_policy_name(kind),
+	   (unsigned long long)cidk_cid_releases(w.m[0].mm),
+	   (unsigned long long)st.compaction_releases,
+	   (unsigned long long)st.deferred_releases);
 	for (int mi = 0; mi < NMM; mi++) {
 		for (int i = 0; i < MAXT; i++)
 			if (w.m[mi].task[i].alive && w.m[mi].task[i].t.running)
