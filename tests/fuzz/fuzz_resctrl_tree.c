@@ -544,6 +544,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!events)
 		events = CIDK_RC_ALL_EVENTS;
 	ret = cidk_resctrl_open(&o, &rc, &err);
+	/*
+	 * domain_cpus reads the sysfs tree the sampler just read: the same
+	 * verdict (asked now, before phase 2 may change the tree).
+	 */
 	if (ret) {
 		check_err(ret, &err);
 		FUZZ_CHECK(rc == NULL);
@@ -551,23 +555,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_CHECK(rc != NULL);
 		want = 0;
-		ret = cidk_resctrl_sample(rc, 1000);
-		if (!ret) {
-			check_sample(rc, events, 1, 0, true);
-			changed = p < end; /* phase 2 has records */
-			apply(p, end, &records, &more);
-			ret = cidk_resctrl_sample(rc, 1000 + 2500000000u);
-			if (!ret)
-				check_sample(rc, events, 2, 2500000000u,
-					     changed);
-			else
-				FUZZ_CHECK(ret == -ENOENT); /* mon_data gone */
-		} else {
-			FUZZ_CHECK(ret == -ENOENT || ret == -ENOMEM);
-		}
-		cidk_resctrl_close(rc);
 	}
-	/* domain_cpus reads the same sysfs tree: the same verdict */
 	check_domain_cpus(sroot, res[(data[0] >> 3) & 3], data[1], want);
+	if (ret)
+		return 0;
+	ret = cidk_resctrl_sample(rc, 1000);
+	if (!ret) {
+		check_sample(rc, events, 1, 0, true);
+		changed = p < end; /* phase 2 has records */
+		apply(p, end, &records, &more);
+		ret = cidk_resctrl_sample(rc, 1000 + 2500000000u);
+		if (!ret)
+			check_sample(rc, events, 2, 2500000000u, changed);
+		else
+			FUZZ_CHECK(ret == -ENOENT); /* mon_data gone */
+		if (changed) /* and on the changed tree, any verdict */
+			check_domain_cpus(sroot, res[(data[0] >> 3) & 3],
+					  data[1], 1);
+	} else {
+		FUZZ_CHECK(ret == -ENOENT || ret == -ENOMEM);
+	}
+	cidk_resctrl_close(rc);
 	return 0;
 }
