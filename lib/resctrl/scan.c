@@ -8,7 +8,8 @@
  * Groups: the root ("/"), ROOT/mon_groups/M, every control group ROOT/C
  * (a directory other than info, mon_groups, mon_data that has a mon_data)
  * and its C/mon_groups/M.  Domains: mon_data/mon_<RES>_<ID>, RES up to the
- * last '_', ID decimal.  Events: the selected event files that exist.
+ * last '_', ID decimal as the kernel writes it (%02d: see domain_name()).
+ * Events: the selected event files that exist.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -65,17 +66,27 @@ static int push(struct found_vec *fv, const char *group, const char *res,
 	return 0;
 }
 
-/* "mon_L3_07" -> res "L3", id 7; false when the name is not a domain. */
+/*
+ * "mon_L3_07" -> res "L3", id 7; false when the name is not a domain.  The
+ * kernel names them "mon_%s_%02d" (mkdir_mondata_subdir(), since resctrl
+ * monitoring came in Linux 4.14): two digits, more without a leading zero.
+ * Any other spelling of a number (mon_L3_0, mon_L3_007) is not a domain
+ * directory, so that one domain is never read from two directories.
+ */
 static bool domain_name(const char *name, const char **res, size_t *reslen,
 			unsigned int *id)
 {
 	const char *us;
 	unsigned long v = 0;
+	size_t digits;
 
 	if (strncmp(name, "mon_", 4))
 		return false;
 	us = strrchr(name, '_');
 	if (us <= name + 4 || !us[1])
+		return false;
+	digits = strlen(us + 1);
+	if (digits < 2 || (digits > 2 && us[1] == '0'))
 		return false;
 	for (const char *p = us + 1; *p; p++) {
 		if (*p < '0' || *p > '9' || v > 100000000)

@@ -298,6 +298,9 @@ static bool path_key(const char *rel, struct key *k)
 	us = strrchr(c[i + 1], '_');
 	if (us <= c[i + 1] + 4 || !us[1] || strlen(us + 1) > 18)
 		return false;
+	/* the kernel's "%02d": two digits, or more with no leading zero */
+	if (!us[2] || (us[3] && us[1] == '0'))
+		return false;
 	k->domain = 0;
 	for (const char *d = us + 1; *d; d++) {
 		if (*d < '0' || *d > '9')

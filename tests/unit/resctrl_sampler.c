@@ -352,6 +352,52 @@ static void test_open_errors(void)
 	   "missing sysfs: ENOENT naming the online file");
 }
 
+/*
+ * Domain directories named other than the kernel's "mon_%s_%02d" are not
+ * domains: mon_L3_0 and mon_L3_000 next to mon_L3_00 would otherwise be
+ * domain 0 three times, one of them chosen by the sort.
+ */
+static void test_domain_names(void)
+{
+	struct cidk_resctrl_opts o = { .root = root, .sysfs_root = sys,
+				       .no_bind = true };
+	struct cidk_resctrl *rc = NULL;
+	const struct cidk_resctrl_row *r;
+	struct cidk_resctrl_stats st;
+	int e = CIDK_RC_LLC_OCCUPANCY;
+
+	fake_rm(root, "");
+	fake_mkdir(root, "");
+	fake_write(root, "mon_data/mon_L3_00/llc_occupancy", "100\n");
+	fake_write(root, "mon_data/mon_L3_0/llc_occupancy", "200\n");
+	fake_write(root, "mon_data/mon_L3_000/llc_occupancy", "300\n");
+	fake_write(root, "mon_data/mon_L3_07/llc_occupancy", "700\n");
+	fake_write(root, "mon_data/mon_L3_123/llc_occupancy", "123\n");
+	fake_write(root, "mon_data/mon_L3_0123/llc_occupancy", "9\n");
+	ok(cidk_resctrl_open(&o, &rc, NULL) == 0 &&
+		   cidk_resctrl_sample(rc, 1000) == 0,
+	   "domain names: open and sample");
+	if (!rc)
+		return;
+	cidk_resctrl_stats(rc, &st);
+	ok(cidk_resctrl_nr_rows(rc) == 3 && st.counters == 3 && st.opened == 3,
+	   "domain names: 3 domains (00, 07, 123) and 3 files read, not 6 "
+	   "(%zu rows, %u counters, %u opened)",
+	   cidk_resctrl_nr_rows(rc), st.counters, st.opened);
+	for (size_t i = 0; i < cidk_resctrl_nr_rows(rc); i++) {
+		r = cidk_resctrl_row(rc, i);
+		ok(r->value[e].state == CIDK_RC_OK &&
+			   r->value[e].v == (r->domain == 0	? 100 :
+					     r->domain == 7	? 700 :
+					     r->domain == 123 ? 123 :
+								0),
+		   "domain names: domain %u read from its kernel-named "
+		   "directory (%llu)",
+		   r->domain, (unsigned long long)r->value[e].v);
+	}
+	cidk_resctrl_close(rc);
+}
+
 int main(void)
 {
 	static const int l3[4] = { 0, 0, 1, 1 };
@@ -366,6 +412,7 @@ int main(void)
 	fake_rm(root, "");
 	fake_mkdir(root, "");
 	test_open_errors();
+	test_domain_names();
 	fake_rm(root, "");
 	fake_rm(sys, "");
 	return done_testing();
