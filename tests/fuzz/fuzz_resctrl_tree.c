@@ -51,6 +51,7 @@
 #include <cidkit/resctrl.h>
 
 #include "fuzz.h"
+#include "fuzz_tree.h"
 
 #define MAX_RECORDS 256
 #define MAX_DEPTH 16
@@ -71,16 +72,6 @@ static char root[64];
 static struct entry tab[MAX_ENTRIES];
 static size_t ntab;
 
-static int rm_below(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	if (ftw->level > 0)
-		remove(path);
-	return 0;
-}
-
 static int rm_all(const char *path, const struct stat *st, int flag,
 		  struct FTW *ftw)
 {
@@ -91,26 +82,9 @@ static int rm_all(const char *path, const struct stat *st, int flag,
 	return 0;
 }
 
-static void remove_tree(void)
-{
-	nftw(root, rm_below, 16, FTW_DEPTH | FTW_PHYS);
-	rmdir(root);
-}
-
 static void clear_tree(void)
 {
-	if (!root[0]) {
-		/* tmpfs when there is one: thousands of small files a second */
-		snprintf(root, sizeof(root), "/dev/shm/cidkit-fuzz-rctree-XXXXXX");
-		if (!mkdtemp(root)) {
-			snprintf(root, sizeof(root),
-				 "/tmp/cidkit-fuzz-rctree-XXXXXX");
-			if (!mkdtemp(root))
-				abort();
-		}
-		atexit(remove_tree);
-	}
-	nftw(root, rm_below, 16, FTW_DEPTH | FTW_PHYS);
+	fuzz_tree_clear(root, sizeof(root), "rctree");
 	ntab = 0;
 }
 

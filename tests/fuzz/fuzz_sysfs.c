@@ -24,39 +24,9 @@
 #include <cidkit/topo.h>
 
 #include "fuzz.h"
+#include "fuzz_tree.h"
 
 static char root[64];
-
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	if (ftw->level > 0)
-		remove(path);
-	return 0;
-}
-
-static void remove_tree(void)
-{
-	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	rmdir(root);
-}
-
-static void clear_tree(void)
-{
-	if (!root[0]) {
-		/* tmpfs when there is one: thousands of small files a second */
-		snprintf(root, sizeof(root), "/dev/shm/cidkit-fuzz-sysfs-XXXXXX");
-		if (!mkdtemp(root)) {
-			snprintf(root, sizeof(root), "/tmp/cidkit-fuzz-sysfs-XXXXXX");
-			if (!mkdtemp(root))
-				abort();
-		}
-		atexit(remove_tree);
-	}
-	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* mkdir -p the parents of @path (absolute, under root) */
 static void parents(char *path)
@@ -123,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 16384)
 		return 0;
-	clear_tree();
+	fuzz_tree_clear(root, sizeof(root), "sysfs");
 	while (p < end && records++ < 256) {
 		const uint8_t *rec_end = memchr(p, '\0', (size_t)(end - p));
 		const uint8_t *sep;
