@@ -324,4 +324,14 @@ void cidk__cid_note_in(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
 void cidk__cid_count_in(struct cidk__cid_shard *sh, struct cidk_cid_task *t,
 			unsigned int cid);
 
+/*
+ * The shard after the per-CPU ones: the mm's totals (one RMW per scan call
+ * that released anything; cidk_cid_releases() reads it in one load).
+ */
+static inline struct cidk__cid_shard *
+cidk__cid_totals(const struct cidk_cid_mm *mm)
+{
+	return &mm->shards[mm->shard_mask + 1];
+}
+
 #endif /* CIDKIT_LIB_CID_INTERNAL_H */

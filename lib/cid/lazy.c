@@ -366,7 +366,7 @@ unsigned int cidk__lazy_scan(struct cidk_cid_mm *mm, unsigned int cpu,
 		released += clear_weight(mm, sh, slot, weight);
 	if (released) /* the mm's total (mm.c): a statistic, not a step */
 		atomic_fetch_add_explicit(
-			&mm->shards[mm->shard_mask + 1].v[ST_COMPACTION_RELEASES],
+			&cidk__cid_totals(mm)->v[ST_COMPACTION_RELEASES],
 			released, memory_order_relaxed);
 
 	cidk__st_add(sh, ST_COMPACTION_CALLS, 1);

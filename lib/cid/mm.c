@@ -301,7 +301,7 @@ enum cidk_cid_policy_kind cidk_cid_mm_policy(const struct cidk_cid_mm *mm)
  */
 uint64_t cidk_cid_releases(const struct cidk_cid_mm *mm)
 {
-	const struct cidk__cid_shard *tot = &mm->shards[mm->shard_mask + 1];
+	const struct cidk__cid_shard *tot = cidk__cid_totals(mm);
 
 	return atomic_load_explicit(&tot->v[ST_COMPACTION_RELEASES],
 				    memory_order_relaxed);
