@@ -73,6 +73,8 @@ struct chk_model {
 	const char *(*thread_name)(void *ctx, unsigned int tid);
 	/* What @tid is doing (its event), e.g. "in 2", for the trace. */
 	const char *(*thread_event)(void *ctx, unsigned int tid);
+	/* The CPU @tid is on (its task's cpu), or -1 (may be NULL). */
+	int (*thread_cpu)(void *ctx, unsigned int tid);
 	/* Why @tid, between events, cannot start its next one (liveness). */
 	const char *(*waiting)(void *ctx, unsigned int tid, char *buf,
 			       size_t len);
@@ -109,6 +111,7 @@ enum chk_verdict {
 /* One executed step, for the trace. */
 struct chk_step {
 	unsigned int tid;
+	int cpu;		 /* the thread's CPU before the step, or -1 */
 	int op;			 /* enum cidk__chk_op or CHK_OP_* */
 	const void *addr;
 	struct cidk__site site;
@@ -153,7 +156,10 @@ unsigned int chk_self(void);
 /* Print a trace, human or JSON (one object, no trailing newline). */
 void chk_print_trace(FILE *f, const struct chk_model *m,
 		     const struct chk_result *r);
-void chk_print_trace_json(FILE *f, const struct chk_model *m,
-			  const struct chk_result *r);
+/* For other writers of the trace: a step's operation ("load", ...), its
+ * source file from lib/cid/ on, and its "what" column. */
+const char *chk_op_name(int op);
+const char *chk_short_file(const char *f);
+void chk_step_what(const struct chk_step *s, char *buf, size_t len);
 
 #endif /* CIDKIT_CHECK_CHK_H */

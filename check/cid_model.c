@@ -304,6 +304,13 @@ static const char *thread_event(void *ctx, unsigned int tid)
 	return cm->event[tid];
 }
 
+static int thread_cpu(void *ctx, unsigned int tid)
+{
+	struct cid_model *cm = ctx;
+
+	return (int)cm->task[tid].cpu;
+}
+
 static const char *addr_name(void *ctx, const void *a, char *buf, size_t len)
 {
 	struct cid_model *cm = ctx;
@@ -516,6 +523,7 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 	m->check_final = check_final;
 	m->thread_name = thread_name;
 	m->thread_event = thread_event;
+	m->thread_cpu = thread_cpu;
 	m->waiting = waiting;
 	m->addr_name = addr_name;
 	m->dump = dump;

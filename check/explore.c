@@ -324,6 +324,7 @@ static int log_step(unsigned int tid, bool preempt)
 	st->addr = X.t[tid].addr;
 	st->site = X.t[tid].site;
 	st->preempt = preempt;
+	st->cpu = X.m->thread_cpu ? X.m->thread_cpu(X.m->ctx, tid) : -1;
 	ev = X.m->thread_event ? X.m->thread_event(X.m->ctx, tid) : NULL;
 	if (ev)
 		snprintf(st->event, sizeof(st->event), "%s", ev);
@@ -388,8 +389,6 @@ static void count_state(void)
 	set_add(h);
 }
 
-static const char *short_file(const char *f);
-
 struct exec_out {
 	bool violation;
 	char property[32];
@@ -411,7 +410,7 @@ static void liveness_why(char *why, size_t len)
 			n += (size_t)snprintf(why + n, len - n,
 					      "%s%s spins in %s (%s:%u) and no other thread can change what it waits for",
 					      n ? "; " : "", name, t->site.func,
-					      short_file(t->site.file), t->site.line);
+					      chk_short_file(t->site.file), t->site.line);
 		} else if (t->op == CIDK__OP_LOCK) {
 			const char *holder = "?";
 			char buf[64];
@@ -426,7 +425,7 @@ static void liveness_why(char *why, size_t len)
 			n += (size_t)snprintf(why + n, len - n,
 					      "%s%s waits in %s (%s:%u) for lock %s, held by %s",
 					      n ? "; " : "", name, t->site.func,
-					      short_file(t->site.file), t->site.line,
+					      chk_short_file(t->site.file), t->site.line,
 					      an ? an : "?", holder);
 		} else {
 			char buf[96];
@@ -770,7 +769,7 @@ void chk_result_free(struct chk_result *r)
 
 /* ---- the trace ----------------------------------------------------------------- */
 
-static const char *op_name(int op)
+const char *chk_op_name(int op)
 {
 	switch (op) {
 	case CIDK__OP_LOAD: return "load";
@@ -787,7 +786,7 @@ static const char *op_name(int op)
 }
 
 /* "lib/cid/ownership.c" from whatever path the compiler recorded */
-static const char *short_file(const char *f)
+const char *chk_short_file(const char *f)
 {
 	const char *p;
 
@@ -810,7 +809,7 @@ static void value_str(char *buf, size_t len, uint64_t v)
 		snprintf(buf, len, "%" PRIu64, v);
 }
 
-static void step_what(const struct chk_step *s, char *buf, size_t len)
+void chk_step_what(const struct chk_step *s, char *buf, size_t len)
 {
 	char a[24], b[24];
 	const char *name = s->addr_name[0] ? s->addr_name : NULL;
@@ -826,15 +825,15 @@ static void step_what(const struct chk_step *s, char *buf, size_t len)
 	value_str(a, sizeof(a), s->found);
 	value_str(b, sizeof(b), s->left);
 	if (!s->has_values)
-		snprintf(buf, len, "%s %s", op_name(s->op), name ? name : "?");
+		snprintf(buf, len, "%s %s", chk_op_name(s->op), name ? name : "?");
 	else if (s->op == CIDK__OP_LOAD)
 		snprintf(buf, len, "load %s = %s", name ? name : "?", a);
 	else if (s->found == s->left && s->op != CIDK__OP_LOCK &&
 		 s->op != CIDK__OP_UNLOCK)
-		snprintf(buf, len, "%s %s: %s (unchanged)", op_name(s->op),
+		snprintf(buf, len, "%s %s: %s (unchanged)", chk_op_name(s->op),
 			 name ? name : "?", a);
 	else
-		snprintf(buf, len, "%s %s: %s -> %s", op_name(s->op),
+		snprintf(buf, len, "%s %s: %s -> %s", chk_op_name(s->op),
 			 name ? name : "?", a, b);
 }
 
@@ -843,60 +842,18 @@ void chk_print_trace(FILE *f, const struct chk_model *m,
 {
 	for (unsigned int i = 0; i < r->trace_len; i++) {
 		const struct chk_step *s = &r->trace[i];
-		char what[160];
+		char what[160], cpu[16] = "-";
 
-		step_what(s, what, sizeof(what));
-		fprintf(f, "%4u %c %-4s %-10s ", i + 1, s->preempt ? '*' : ' ',
-			m->thread_name(m->ctx, s->tid), s->event);
+		chk_step_what(s, what, sizeof(what));
+		if (s->cpu >= 0)
+			snprintf(cpu, sizeof(cpu), "cpu%d", s->cpu);
+		fprintf(f, "%4u %c %-4s %-5s %-10s ", i + 1, s->preempt ? '*' : ' ',
+			m->thread_name(m->ctx, s->tid), cpu, s->event);
 		if (s->site.file)
 			fprintf(f, "%-36s %s:%u %s\n", what,
-				short_file(s->site.file), s->site.line,
+				chk_short_file(s->site.file), s->site.line,
 				s->site.func);
 		else
 			fprintf(f, "%s\n", what);
 	}
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-void chk_print_trace_json(FILE *f, const struct chk_model *m,
-			  const struct chk_result *r)
-{
-	fputc('[', f);
-	for (unsigned int i = 0; i < r->trace_len; i++) {
-		const struct chk_step *s = &r->trace[i];
-		char what[160];
-
-		step_what(s, what, sizeof(what));
-		fprintf(f, "%s\n  {\"step\": %u, \"thread\": ", i ? "," : "", i + 1);
-		json_str(f, m->thread_name(m->ctx, s->tid));
-		fprintf(f, ", \"preemption\": %s, \"event\": ",
-			s->preempt ? "true" : "false");
-		json_str(f, s->event);
-		fprintf(f, ", \"op\": ");
-		json_str(f, op_name(s->op));
-		fprintf(f, ", \"what\": ");
-		json_str(f, what);
-		fprintf(f, ", \"source\": ");
-		json_str(f, short_file(s->site.file));
-		fprintf(f, ", \"line\": %u, \"function\": ", s->site.line);
-		json_str(f, s->site.func ? s->site.func : "");
-		if (s->has_values)
-			fprintf(f, ", \"found\": %" PRIu64 ", \"left\": %" PRIu64,
-				s->found, s->left);
-		fputc('}', f);
-	}
-	fputc(']', f);
 }

@@ -21,6 +21,7 @@
 #include "chk.h"
 #include "cid_model.h"
 #include "cli.h"
+#include "json.h"
 #include "opt.h"
 #include "scenario.h"
 
@@ -165,37 +166,82 @@ static void print_human(const struct run *x, const struct opts *o)
 		chk_print_trace(stdout, &x->m, r);
 		printf("state at the violation:\n%s", r->dump ? r->dump : "");
 	}
-	printf("time: %.2f s, %.0f schedules/s, %.0f steps/s\n", r->seconds,
-	       r->seconds > 0 ? (double)r->schedules / r->seconds : 0.0,
-	       r->seconds > 0 ? (double)r->steps / r->seconds : 0.0);
 }
 
-static void print_json(const struct run *x, const struct opts *o, bool last)
+/*
+ * The wall clock goes to stderr, so that standard output (text or JSON)
+ * is the same bytes for the same scenario and bounds.
+ */
+static void print_time(const struct chk_result *r)
+{
+	fflush(stdout);
+	fprintf(stderr, "time: %.2f s, %.0f schedules/s, %.0f steps/s\n",
+		r->seconds,
+		r->seconds > 0 ? (double)r->schedules / r->seconds : 0.0,
+		r->seconds > 0 ? (double)r->steps / r->seconds : 0.0);
+}
+
+static void json_trace(struct jw *w, const struct chk_model *m,
+		       const struct chk_result *r)
+{
+	jw_arr(w);
+	for (unsigned int i = 0; i < r->trace_len; i++) {
+		const struct chk_step *s = &r->trace[i];
+		char what[160];
+
+		chk_step_what(s, what, sizeof(what));
+		jw_break(w, "\n   ");
+		jw_obj(w);
+		jw_kuint(w, "step", i + 1);
+		jw_kstr(w, "thread", m->thread_name(m->ctx, s->tid));
+		if (s->cpu >= 0)
+			jw_kint(w, "cpu", s->cpu);
+		else
+			jw_knull(w, "cpu");
+		jw_kbool(w, "preemption", s->preempt);
+		jw_kstr(w, "event", s->event);
+		jw_kstr(w, "op", chk_op_name(s->op));
+		jw_kstr(w, "what", what);
+		jw_kstr(w, "source", chk_short_file(s->site.file));
+		jw_kuint(w, "line", s->site.line);
+		jw_kstr(w, "function", s->site.func ? s->site.func : "");
+		if (s->has_values) {
+			jw_kuint(w, "found", s->found);
+			jw_kuint(w, "left", s->left);
+		}
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+/* One scenario's result, an item of the top-level array (no wall clock). */
+static void print_json(struct jw *w, const struct run *x, const struct opts *o)
 {
 	const struct chk_result *r = &x->r;
 
-	printf("  {\"scenario\": ");
-	cli_json_str(stdout, x->s.name);
-	printf(", \"policy\": ");
-	cli_json_str(stdout, x->policy);
-	printf(", \"cpus\": %u, \"tasks\": %u, \"verdict\": \"%s\", "
-	       "\"schedules\": %lu, \"steps\": %lu, \"states\": %lu, "
-	       "\"preemption_bound\": %u, \"bound_reached\": %u, "
-	       "\"sleep_sets\": %s, \"random\": %lu, \"seconds\": %.3f",
-	       x->s.cpus, x->s.ntasks, verdict_str(r), r->schedules, r->steps,
-	       r->states, o->c.preemptions, r->bound,
-	       o->c.sleep_sets ? "true" : "false", o->c.random, r->seconds);
+	jw_break(w, "\n  ");
+	jw_obj(w);
+	jw_kstr(w, "scenario", x->s.name);
+	jw_kstr(w, "policy", x->policy);
+	jw_kuint(w, "cpus", x->s.cpus);
+	jw_kuint(w, "tasks", x->s.ntasks);
+	jw_kstr(w, "verdict", verdict_str(r));
+	jw_kuint(w, "schedules", r->schedules);
+	jw_kuint(w, "steps", r->steps);
+	jw_kuint(w, "states", r->states);
+	jw_kuint(w, "preemption_bound", o->c.preemptions);
+	jw_kuint(w, "bound_reached", r->bound);
+	jw_kbool(w, "sleep_sets", o->c.sleep_sets);
+	jw_kuint(w, "random", o->c.random);
 	if (r->verdict == CHK_VIOLATION) {
-		printf(", \"property\": ");
-		cli_json_str(stdout, r->property);
-		printf(", \"why\": ");
-		cli_json_str(stdout, r->why);
-		printf(", \"preemptions\": %u, \"trace\": ", r->trace_preemptions);
-		chk_print_trace_json(stdout, &x->m, r);
-		printf(", \"state\": ");
-		cli_json_str(stdout, r->dump ? r->dump : "");
+		jw_kstr(w, "property", r->property);
+		jw_kstr(w, "why", r->why);
+		jw_kuint(w, "preemptions", r->trace_preemptions);
+		jw_key(w, "trace");
+		json_trace(w, &x->m, r);
+		jw_kstr(w, "state", r->dump ? r->dump : "");
 	}
-	printf("}%s\n", last ? "" : ",");
+	jw_obj_end(w);
 }
 
 static int load_scenario(const char *arg, struct scenario *s)
@@ -237,25 +283,42 @@ static int load_scenario(const char *arg, struct scenario *s)
 
 /* ---- the modes ------------------------------------------------------------------ */
 
+/* The top-level array of a --json report, one item per line. */
+static void json_begin(struct jw *w)
+{
+	jw_init(w, stdout);
+	jw_arr(w);
+}
+
+static void json_finish(struct jw *w)
+{
+	jw_break(w, "\n");
+	jw_arr_end(w);
+	jw_end(w);
+}
+
 static int do_list(const struct opts *o)
 {
 	struct scenario s;
 	char why[200];
+	struct jw w;
 
 	if (o->json)
-		printf("[\n");
+		json_begin(&w);
 	for (unsigned int i = 0; scn_library[i]; i++) {
 		if (scn_parse(scn_library[i], &s, why, sizeof(why)))
 			return cli_error("check: library scenario %u: %s", i, why);
 		if (o->json) {
-			printf("  {\"name\": ");
-			cli_json_str(stdout, s.name);
-			printf(", \"policy\": ");
-			cli_json_str(stdout, s.policy);
-			printf(", \"expect\": \"%s\", \"cpus\": %u, \"tasks\": %u, \"about\": ",
-			       s.expect == 1 ? "violation" : "pass", s.cpus, s.ntasks);
-			cli_json_str(stdout, s.about);
-			printf("}%s\n", scn_library[i + 1] ? "," : "");
+			jw_break(&w, "\n  ");
+			jw_obj(&w);
+			jw_kstr(&w, "name", s.name);
+			jw_kstr(&w, "policy", s.policy);
+			jw_kstr(&w, "expect",
+				s.expect == 1 ? "violation" : "pass");
+			jw_kuint(&w, "cpus", s.cpus);
+			jw_kuint(&w, "tasks", s.ntasks);
+			jw_kstr(&w, "about", s.about);
+			jw_obj_end(&w);
 		} else {
 			printf("%-18s %-16s %u CPUs, %u tasks, expect %s\n  %s\n",
 			       s.name, s.policy, s.cpus, s.ntasks,
@@ -263,17 +326,18 @@ static int do_list(const struct opts *o)
 		}
 	}
 	if (o->json)
-		printf("]\n");
+		json_finish(&w);
 	return 0;
 }
 
 static int do_check(const struct opts *o)
 {
 	unsigned int n = 0, bad = 0;
+	struct jw w;
 	int rc;
 
 	if (o->json)
-		printf("[\n");
+		json_begin(&w);
 	for (unsigned int i = 0; o->scenario || scn_library[i]; i++) {
 		struct run x;
 
@@ -291,9 +355,10 @@ static int do_check(const struct opts *o)
 			return cli_error("check: %s", strerror(-rc));
 		}
 		if (o->json)
-			print_json(&x, o, o->scenario || !scn_library[i + 1]);
+			print_json(&w, &x, o);
 		else
 			print_human(&x, o);
+		print_time(&x.r);
 		bad += x.r.verdict == CHK_VIOLATION;
 		n++;
 		run_free(&x);
@@ -301,10 +366,22 @@ static int do_check(const struct opts *o)
 			break;
 	}
 	if (o->json)
-		printf("]\n");
+		json_finish(&w);
 	else if (n > 1)
 		printf("%u scenarios, %u with a violation\n", n, bad);
 	return bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+/* A --mutants item, left open for the killer's fields. */
+static void json_mutant(struct jw *w, size_t k, bool killed,
+			unsigned long schedules)
+{
+	jw_break(w, "\n  ");
+	jw_obj(w);
+	jw_kstr(w, "mutant", mutants[k].name);
+	jw_kstr(w, "policy", mutants[k].policy);
+	jw_kbool(w, "killed", killed);
+	jw_kuint(w, "schedules", schedules);
 }
 
 /* Every mutant against every scenario, under the mutant's policy. */
@@ -312,9 +389,10 @@ static int do_mutants(const struct opts *o)
 {
 	unsigned int killed = 0;
 	double elapsed = 0;
+	struct jw w;
 
 	if (o->json)
-		printf("[\n");
+		json_begin(&w);
 	else
 		printf("%-22s %-10s %-18s %5s %9s  %s\n", "mutant", "policy",
 		       "killed by", "steps", "schedules", "fault");
@@ -322,7 +400,6 @@ static int do_mutants(const struct opts *o)
 		struct run x;
 		bool dead = false;
 		unsigned long total = 0;
-		double secs = 0;
 
 		cidk__chk_mutant = mutants[k].id;
 		for (unsigned int i = 0; scn_library[i] && !dead; i++) {
@@ -341,19 +418,16 @@ static int do_mutants(const struct opts *o)
 				return cli_error("check: out of memory");
 			}
 			total += x.r.schedules;
-			secs += x.r.seconds;
 			elapsed += x.r.seconds;
 			if (x.r.verdict == CHK_VIOLATION) {
 				dead = true;
 				killed++;
 				if (o->json) {
-					printf("  {\"mutant\": \"%s\", \"policy\": \"%s\", "
-					       "\"killed\": true, \"scenario\": \"%s\", "
-					       "\"property\": \"%s\", \"steps\": %u, "
-					       "\"schedules\": %lu, \"seconds\": %.3f}%s\n",
-					       mutants[k].name, mutants[k].policy,
-					       x.s.name, x.r.property, x.r.trace_len,
-					       total, secs, k + 1 < NR_MUTANTS ? "," : "");
+					json_mutant(&w, k, true, total);
+					jw_kstr(&w, "scenario", x.s.name);
+					jw_kstr(&w, "property", x.r.property);
+					jw_kuint(&w, "steps", x.r.trace_len);
+					jw_obj_end(&w);
 				} else {
 					printf("%-22s %-10s %-18s %5u %9lu  %s (%s)\n",
 					       mutants[k].name, mutants[k].policy,
@@ -364,13 +438,10 @@ static int do_mutants(const struct opts *o)
 			run_free(&x);
 		}
 		if (!dead) {
-			if (o->json)
-				printf("  {\"mutant\": \"%s\", \"policy\": \"%s\", "
-				       "\"killed\": false, \"schedules\": %lu, "
-				       "\"seconds\": %.3f}%s\n",
-				       mutants[k].name, mutants[k].policy, total, secs,
-				       k + 1 < NR_MUTANTS ? "," : "");
-			else
+			if (o->json) {
+				json_mutant(&w, k, false, total);
+				jw_obj_end(&w);
+			} else
 				printf("%-22s %-10s %-18s %5s %9lu  %s\n",
 				       mutants[k].name, mutants[k].policy, "SURVIVED",
 				       "-", total, mutants[k].what);
@@ -378,10 +449,11 @@ static int do_mutants(const struct opts *o)
 	}
 	cidk__chk_mutant = CIDK__MUT_NONE;
 	if (o->json)
-		printf("]\n");
+		json_finish(&w);
 	else
-		printf("%u of %zu mutants killed\ntime: %.2f s\n", killed,
-		       NR_MUTANTS, elapsed);
+		printf("%u of %zu mutants killed\n", killed, NR_MUTANTS);
+	fflush(stdout);
+	fprintf(stderr, "time: %.2f s\n", elapsed);
 	return killed == NR_MUTANTS ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 
@@ -416,9 +488,10 @@ static int do_growth(const struct opts *o)
 		{ 2, 1 }, { 2, 2 }, { 3, 2 }, { 4, 2 }, { 4, 3 }, { 5, 3 },
 		{ 4, 4 }, { 6, 4 },
 	};
+	struct jw w;
 
 	if (o->json)
-		printf("[\n");
+		json_begin(&w);
 	else
 		printf("%-8s %-10s %10s %10s %9s %8s  %s\n", "tasks", "policy",
 		       "schedules", "states", "seconds", "sched/s", "verdict");
@@ -435,14 +508,19 @@ static int do_growth(const struct opts *o)
 			run_free(&x);
 			return cli_error("check: out of memory");
 		}
-		if (o->json)
-			printf("  {\"tasks\": %u, \"cpus\": %u, \"policy\": \"%s\", "
-			       "\"schedules\": %lu, \"states\": %lu, \"seconds\": %.3f, "
-			       "\"verdict\": \"%s\"}%s\n",
-			       shape[k][0], shape[k][1], x.policy, x.r.schedules,
-			       x.r.states, x.r.seconds, verdict_str(&x.r),
-			       k + 1 < sizeof(shape) / sizeof(shape[0]) ? "," : "");
-		else
+		if (o->json) {
+			/* (a measurement: the one report with the wall clock) */
+			jw_break(&w, "\n  ");
+			jw_obj(&w);
+			jw_kuint(&w, "tasks", shape[k][0]);
+			jw_kuint(&w, "cpus", shape[k][1]);
+			jw_kstr(&w, "policy", x.policy);
+			jw_kuint(&w, "schedules", x.r.schedules);
+			jw_kuint(&w, "states", x.r.states);
+			jw_knum(&w, "seconds", x.r.seconds, 3);
+			jw_kstr(&w, "verdict", verdict_str(&x.r));
+			jw_obj_end(&w);
+		} else
 			printf("%ux%-6u %-10s %10lu %10lu %9.2f %8.0f  %s\n",
 			       shape[k][0], shape[k][1], x.policy, x.r.schedules,
 			       x.r.states, x.r.seconds,
@@ -451,7 +529,7 @@ static int do_growth(const struct opts *o)
 		run_free(&x);
 	}
 	if (o->json)
-		printf("]\n");
+		json_finish(&w);
 	return 0;
 }
 

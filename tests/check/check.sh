@@ -82,16 +82,20 @@ run check --mutant inherit-no-put --scenario exit-shrink
 [ $rc -eq 1 ] && echo "$out" | grep -q "^quiescence: CID .* leaked"
 ok $? "--mutant inherit-no-put: a leak at quiescence"
 
-# Determinism: the same command prints the same bytes (but the time line).
-run check --scenario concurrent-forks
-first=$(echo "$out" | grep -v '^time:')
-run check --scenario concurrent-forks
-[ "$first" = "$(echo "$out" | grep -v '^time:')" ]
-ok $? "same scenario and bounds: the same output bytes"
+# Determinism: the same command prints the same bytes on standard output,
+# text and JSON; the wall clock goes to standard error.
+for fmt in "" --json; do
+	run check --scenario concurrent-forks $fmt
+	cp "$tmp/out" "$tmp/first"
+	run check --scenario concurrent-forks $fmt
+	cmp -s "$tmp/first" "$tmp/out" && ! grep -q 'time:\|seconds' "$tmp/out" &&
+		echo "$err" | grep -qE '^time: [0-9.]+ s, [0-9]+ schedules/s'
+	ok $? "same scenario and bounds: the same output bytes${fmt:+ ($fmt)}, the time on stderr"
+done
 
 run check --scenario livelock-3cpu --json
 [ $rc -eq 1 ] && printf '%s' "$out" | python3 -c '
-import json, sys
+import json, re, sys
 d = json.load(sys.stdin)
 assert len(d) == 1, d
 r = d[0]
@@ -102,8 +106,20 @@ assert len(t) <= 60 and [s["step"] for s in t] == list(range(1, len(t) + 1))
 assert any(s["preemption"] for s in t)
 assert any(s["function"] == "get_cid" and s["op"] == "spin" for s in t), t
 assert all(s["source"].startswith("lib/cid/") for s in t if s["op"] not in ("start", "event"))
+# the cpu column follows the task: after it stores a new cpu, its next
+# step is on that CPU (the trace has at least one such move)
+assert all(0 <= s["cpu"] < 3 for s in t), t
+moves = 0
+for i, s in enumerate(t):
+    m = re.match(r"store (T[0-9]+)\.cpu: ([0-9]+) -> ([0-9]+)$", s["what"])
+    if m and m.group(1) == s["thread"]:
+        assert s["cpu"] == int(m.group(2)), s
+        nxt = [u for u in t[i + 1:] if u["thread"] == s["thread"]]
+        assert nxt and nxt[0]["cpu"] == int(m.group(3)), (s, nxt[:1])
+        moves += 1
+assert moves > 0, "no move in the trace"
 '
-ok $? "--json: the violation, its numbered trace with functions and sources"
+ok $? "--json: the violation, its numbered trace with CPUs, functions and sources"
 
 run check --random 3000 --seed 3 --scenario published-livelock
 [ $rc -eq 1 ] && echo "$out" | grep -q 'random executions (seed 3, depth 3)' &&
