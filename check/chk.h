@@ -87,6 +87,20 @@ struct chk_model {
 	uint64_t (*state_hash)(void *ctx);
 };
 
+/*
+ * One directive of a replay, for thread @tid: run it for @steps steps, or
+ * until it has finished @events events, or until its next step is in
+ * function @until for the @nth time (entries: the steps before were
+ * elsewhere), or (none of these) for as long as it can run.  @stop: no
+ * thread; the execution ends here, without the final checks.
+ */
+struct chk_replay {
+	unsigned int tid;
+	unsigned long steps, events, nth;
+	const char *until;
+	bool stop;
+};
+
 struct chk_opts {
 	unsigned int preemptions; /* P: the bound */
 	unsigned long max_steps;  /* per execution */
@@ -97,6 +111,11 @@ struct chk_opts {
 	unsigned int pct_depth;	  /* d: priority change points + 1 */
 	bool keep_searching;	  /* after a violation, look for a shorter one
 				     within the same preemption bound */
+	/* > 0: one execution that follows these directives, then goes on
+	 * without preemption (instead of DFS or PCT); the trace and the
+	 * state at its end are kept whatever the verdict */
+	const struct chk_replay *replay;
+	unsigned int nreplay;
 	/* progress callback, every ~2^14 executions (or NULL) */
 	void (*progress)(void *arg, unsigned long schedules);
 	void *progress_arg;
@@ -135,10 +154,15 @@ struct chk_result {
 	struct chk_step *trace;	  /* malloc'd; chk_result_free() */
 	unsigned int trace_len;
 	unsigned int trace_preemptions;
-	char *dump;		  /* the state at the violation (malloc'd) */
+	char *dump;		  /* the state at the violation, or at the end
+				     of a replay (malloc'd) */
+	bool stopped;		  /* a replay ended at a stop directive */
 };
 
-/* Run the exploration; returns 0, or -ENOMEM. */
+/*
+ * Run the exploration; returns 0, or -ENOMEM, or -EINVAL for a replay
+ * that cannot be followed (why in r->why).
+ */
 int chk_explore(const struct chk_model *m, const struct chk_opts *o,
 		struct chk_result *r);
 void chk_result_free(struct chk_result *r);

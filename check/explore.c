@@ -69,6 +69,12 @@ static struct {
 	struct node *nodes;
 	unsigned long nnodes, target, nodes_cap;
 	unsigned int bound;
+	/* replay: the directive being followed, what it counted so far,
+	 * whether it picked the last step, was its thread inside @until */
+	unsigned int ri;
+	unsigned long rn;
+	bool rpicked, rinside, rstop;
+	char replay_err[CHK_WHY];
 	/* PCT */
 	struct cidk__prng rng;
 	unsigned int prio[CHK_MAX_THREADS];
@@ -439,12 +445,84 @@ static void liveness_why(char *why, size_t len)
 	}
 }
 
+enum mode { DFS, PCT, REPLAY };
+
+static void replay_next(void)
+{
+	X.ri++;
+	X.rn = 0;
+	X.rpicked = X.rinside = false;
+}
+
+/* Has the current directive done what it says? */
+static bool replay_done(const struct chk_replay *d, const struct thr *t,
+			bool can)
+{
+	if (d->until) {
+		bool in = !t->finished && t->site.func &&
+			  !strcmp(t->site.func, d->until);
+
+		X.rn += in && !X.rinside;
+		X.rinside = in;
+		return X.rn == d->nth;
+	}
+	if (d->events) {
+		X.rn += X.rpicked &&
+			(t->finished || t->op == CHK_OP_EVENT);
+		return X.rn == d->events;
+	}
+	if (d->steps)
+		return X.rn == d->steps;
+	return !can; /* as long as it can */
+}
+
+/*
+ * The replay's choice among the enabled threads @e: the current
+ * directive's thread, or after the last one the thread that ran last
+ * (no preemption) or the first enabled.  -EINVAL when a directive cannot
+ * be followed; 1 at a stop directive.
+ */
+static int replay_pick(uint8_t e, unsigned int last, unsigned int *c)
+{
+	while (X.ri < X.o->nreplay) {
+		const struct chk_replay *d = &X.o->replay[X.ri];
+		const struct thr *t = &X.t[d->tid];
+		bool can = e & (1u << d->tid);
+		const char *name;
+
+		if (d->stop) {
+			X.ri++;
+			return 1;
+		}
+		if (replay_done(d, t, can)) {
+			replay_next();
+			continue;
+		}
+		if (!can) {
+			name = X.m->thread_name(X.m->ctx, d->tid);
+			snprintf(X.replay_err, sizeof(X.replay_err),
+				 "directive %u: %s %s before it was done",
+				 X.ri + 1, name,
+				 t->finished ? "finished" : "cannot run");
+			return -EINVAL;
+		}
+		X.rn += !d->until && !d->events;
+		X.rpicked = true;
+		*c = d->tid;
+		return 0;
+	}
+	*c = last != NO_THREAD && (e & (1u << last)) ? last
+						     : (unsigned int)__builtin_ctz(e);
+	return 0;
+}
+
 /*
  * Run one execution: follow the nodes up to X.target, then extend by the
- * default choice (DFS) or by priority (PCT).
+ * default choice (DFS), by priority (PCT), or by the directives (REPLAY).
  */
-static int run_one(struct exec_out *out, bool pct)
+static int run_one(struct exec_out *out, enum mode mode)
 {
+	bool pct = mode != DFS; /* no search nodes */
 	unsigned int last = NO_THREAD;
 	unsigned int preempts = 0;
 	int rc;
@@ -490,7 +568,15 @@ static int run_one(struct exec_out *out, bool pct)
 			return 0;
 		}
 
-		if (pct) {
+		if (mode == REPLAY) {
+			rc = replay_pick(e, last, &c);
+			if (rc == 1) {
+				X.rstop = true;
+				return 0;
+			}
+			if (rc)
+				return rc;
+		} else if (pct) {
 			for (unsigned int j = 0; j < X.nchange; j++)
 				if (X.change_at[j] == step && last != NO_THREAD)
 					X.prio[last] = j; /* below every initial one */
@@ -615,13 +701,12 @@ static char *capture_dump(void)
 	return buf;
 }
 
-static int keep(struct chk_result *r, const struct exec_out *out)
+/* The current execution's trace and state, into @r. */
+static int save_trace(struct chk_result *r)
 {
 	struct chk_step *tr;
 	unsigned int pre = 0;
 
-	if (r->verdict == CHK_VIOLATION && r->trace_len <= X.nlog)
-		return 0;
 	tr = malloc((X.nlog ? X.nlog : 1) * sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;
@@ -641,10 +726,49 @@ static int keep(struct chk_result *r, const struct exec_out *out)
 	r->trace_len = (unsigned int)X.nlog;
 	r->trace_preemptions = pre;
 	r->dump = capture_dump();
+	return 0;
+}
+
+/* A violation: kept when it is the first or shorter than the one kept. */
+static int keep(struct chk_result *r, const struct exec_out *out)
+{
+	int rc;
+
+	if (r->verdict == CHK_VIOLATION && r->trace_len <= X.nlog)
+		return 0;
+	rc = save_trace(r);
+	if (rc)
+		return rc;
 	r->verdict = CHK_VIOLATION;
 	snprintf(r->property, sizeof(r->property), "%s", out->property);
 	snprintf(r->why, sizeof(r->why), "%s", out->why);
 	return 0;
+}
+
+/* One execution by the directives; its trace is kept, violation or not. */
+static int explore_replay(struct chk_result *r)
+{
+	struct exec_out out;
+	int rc = run_one(&out, REPLAY);
+
+	if (rc == -EINVAL) {
+		snprintf(r->why, sizeof(r->why), "%s", X.replay_err);
+		return rc;
+	}
+	if (rc)
+		return rc;
+	r->schedules = 1;
+	r->steps = X.nlog;
+	if (out.violation)
+		return keep(r, &out);
+	if (X.ri < X.o->nreplay) {
+		snprintf(r->why, sizeof(r->why),
+			 "directive %u: every thread finished before it",
+			 X.ri + 1);
+		return -EINVAL;
+	}
+	r->stopped = X.rstop;
+	return save_trace(r);
 }
 
 static double now_s(void)
@@ -679,7 +803,7 @@ static int explore_pct(struct chk_result *r)
 		X.nchange = d - 1 < 8 ? d - 1 : 7;
 		for (unsigned int j = 0; j < X.nchange; j++)
 			X.change_at[j] = cidk__prng_below(&X.rng, est);
-		rc = run_one(&out, true);
+		rc = run_one(&out, PCT);
 		if (rc)
 			return rc;
 		r->schedules++;
@@ -713,7 +837,7 @@ static int explore_dfs(struct chk_result *r)
 					r->verdict = CHK_LIMIT;
 				return 0;
 			}
-			rc = run_one(&out, false);
+			rc = run_one(&out, DFS);
 			if (rc)
 				return rc;
 			r->schedules++;
@@ -748,7 +872,8 @@ int chk_explore(const struct chk_model *m, const struct chk_opts *o,
 	X.o = o;
 	X.cur = NO_THREAD;
 	r->verdict = CHK_PASS;
-	rc = o->random ? explore_pct(r) : explore_dfs(r);
+	rc = o->nreplay ? explore_replay(r) :
+	     o->random	? explore_pct(r) : explore_dfs(r);
 	r->states = X.set_n;
 	r->seconds = now_s() - t0;
 	threads_free();

@@ -26,6 +26,8 @@
 #include "scenario.h"
 
 #define MAX_FILE (64u * 1024)
+#define MAX_REPLAY 1024u /* directives of --replay */
+#define REPLAY_LEN 16384u /* bytes of --replay, and of a trace's */
 
 static const char about[] =
 	"Explore the interleavings of the real lib/cid code on small scenarios and\n"
@@ -76,7 +78,7 @@ static const struct {
 
 struct opts {
 	struct chk_opts c;
-	const char *policy, *scenario, *mutant;
+	const char *policy, *scenario, *mutant, *replay;
 	bool json, list, mutants, growth, no_por;
 };
 
@@ -92,6 +94,9 @@ static void progress(void *arg, unsigned long n)
 
 struct run {
 	struct scenario s;
+	struct chk_replay replay[MAX_REPLAY];
+	char replay_buf[REPLAY_LEN];
+	unsigned int nreplay;
 	struct cidk_cid_params p;
 	char policy[40];
 	struct chk_model m;
@@ -114,11 +119,87 @@ static int run_prepare(struct run *x, const struct opts *o)
 	return 0;
 }
 
+/*
+ * --replay LIST: comma-separated directives, T a task of the scenario:
+ * "T" (as long as it can), "T:N" (N steps), "T/N" (N events),
+ * "T@FUNC" or "T@FUNC*K" (until its next step is in FUNC, the K-th
+ * time), "!" (stop there).  Fills @c's replay from @x's arrays.
+ */
+static int parse_count(const char *s, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return *s < '0' || *s > '9' || *end || errno || !*v || *v > 10000000 ?
+		       cli_error("check: --replay: '%s': a count must be "
+				 "1..10000000", cli_q(s)) : 0;
+}
+
+static int parse_replay(struct run *x, const char *arg, struct chk_opts *c)
+{
+	char *p = x->replay_buf, *item;
+	unsigned int n = 0;
+
+	if (strlen(arg) >= sizeof(x->replay_buf))
+		return cli_error("check: --replay: longer than %zu bytes",
+				 sizeof(x->replay_buf) - 1);
+	strcpy(p, arg);
+	for (item = p; item; item = p) {
+		struct chk_replay *d = &x->replay[n];
+		char *sep, *star;
+		unsigned int t;
+
+		p = strchr(item, ',');
+		if (p)
+			*p++ = '\0';
+		if (n == MAX_REPLAY)
+			return cli_error("check: --replay: more than %u directives",
+					 MAX_REPLAY);
+		memset(d, 0, sizeof(*d));
+		n++;
+		if (!strcmp(item, "!")) {
+			d->stop = true;
+			continue;
+		}
+		sep = item + strcspn(item, ":/@");
+		if (*sep == '@') {
+			d->until = sep + 1;
+			d->nth = 1;
+			star = strchr(d->until, '*');
+			if (star) {
+				*star = '\0';
+				if (parse_count(star + 1, &d->nth))
+					return CLI_EXIT_USAGE;
+			}
+			if (!*d->until)
+				return cli_error("check: --replay: '%s' names no function",
+						 cli_q(item));
+		} else if (*sep && parse_count(sep + 1, *sep == ':' ? &d->steps :
+							      &d->events)) {
+			return CLI_EXIT_USAGE;
+		}
+		*sep = '\0';
+		for (t = 0; t < x->s.ntasks; t++)
+			if (!strcmp(item, x->s.task[t].name))
+				break;
+		if (t == x->s.ntasks)
+			return cli_error("check: --replay: no task '%s' in scenario %s",
+					 cli_q(item), x->s.name);
+		d->tid = t;
+	}
+	c->replay = x->replay;
+	c->nreplay = x->nreplay = n;
+	return 0;
+}
+
 static int run_explore(struct run *x, const struct opts *o)
 {
 	struct chk_opts c = o->c;
 	int rc;
 
+	if (o->replay && parse_replay(x, o->replay, &c))
+		return CLI_EXIT_USAGE;
 	if (!o->json && isatty(2)) {
 		c.progress = progress;
 		c.progress_arg = x->s.name;
@@ -126,7 +207,11 @@ static int run_explore(struct run *x, const struct opts *o)
 	rc = chk_explore(&x->m, &c, &x->r);
 	if (c.progress)
 		fprintf(stderr, "\r\033[K");
-	return rc;
+	if (rc == -EINVAL && c.nreplay)
+		return cli_error("check: --replay: %s", x->r.why);
+	if (rc)
+		return cli_error("check: %s", strerror(-rc));
+	return 0;
 }
 
 static void run_free(struct run *x)
@@ -142,15 +227,44 @@ static const char *verdict_str(const struct chk_result *r)
 	       r->verdict == CHK_LIMIT	   ? "limit" : "pass";
 }
 
+/*
+ * The trace as --replay directives ("T0:19,T1:24,..."), so that a found
+ * schedule can be run again, or changed and run.
+ */
+static const char *replay_str(const struct run *x, char *buf, size_t len)
+{
+	const struct chk_result *r = &x->r;
+	unsigned int items = 0;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0, k; i < r->trace_len; i = k, items++) {
+		unsigned int tid = r->trace[i].tid;
+
+		for (k = i; k < r->trace_len && r->trace[k].tid == tid; k++)
+			;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s:%u", i ? "," : "",
+				      x->m.thread_name(x->m.ctx, tid), k - i);
+		if (n >= len || items == MAX_REPLAY)
+			return "(longer than --replay takes)";
+	}
+	return buf;
+}
+
 static void print_human(const struct run *x, const struct opts *o)
 {
+	char rep[REPLAY_LEN];
+
 	const struct chk_result *r = &x->r;
 
 	printf("%s (%s, %u CPUs, %u tasks): %s", x->s.name, x->policy,
 	       x->s.cpus, x->s.ntasks,
 	       r->verdict == CHK_VIOLATION ? "VIOLATION" :
 	       r->verdict == CHK_LIMIT	   ? "stopped at --max-schedules" : "pass");
-	if (o->c.random)
+	if (o->replay)
+		printf(" - a replay of %u directive(s), %lu steps%s\n",
+		       x->nreplay, r->steps, r->stopped ? ", stopped" : "");
+	else if (o->c.random)
 		printf(" - %lu random executions (seed %llu, depth %u), %lu states\n",
 		       r->schedules, (unsigned long long)o->c.seed,
 		       o->c.pct_depth, r->states);
@@ -164,7 +278,14 @@ static void print_human(const struct run *x, const struct opts *o)
 		printf("trace: %u steps, %u preemption(s) (* marks one)\n",
 		       r->trace_len, r->trace_preemptions);
 		chk_print_trace(stdout, &x->m, r);
+		printf("replay: --replay %s\n", replay_str(x, rep, sizeof(rep)));
 		printf("state at the violation:\n%s", r->dump ? r->dump : "");
+	} else if (o->replay) {
+		printf("trace: %u steps, %u preemption(s) (* marks one)\n",
+		       r->trace_len, r->trace_preemptions);
+		chk_print_trace(stdout, &x->m, r);
+		printf("state at the %s:\n%s", r->stopped ? "stop" : "end",
+		       r->dump ? r->dump : "");
 	}
 }
 
@@ -218,6 +339,7 @@ static void json_trace(struct jw *w, const struct chk_model *m,
 static void print_json(struct jw *w, const struct run *x, const struct opts *o)
 {
 	const struct chk_result *r = &x->r;
+	char rep[REPLAY_LEN];
 
 	jw_break(w, "\n  ");
 	jw_obj(w);
@@ -236,9 +358,14 @@ static void print_json(struct jw *w, const struct run *x, const struct opts *o)
 	if (r->verdict == CHK_VIOLATION) {
 		jw_kstr(w, "property", r->property);
 		jw_kstr(w, "why", r->why);
+	}
+	if (r->verdict == CHK_VIOLATION || o->replay) {
+		if (o->replay)
+			jw_kbool(w, "stopped", r->stopped);
 		jw_kuint(w, "preemptions", r->trace_preemptions);
 		jw_key(w, "trace");
 		json_trace(w, &x->m, r);
+		jw_kstr(w, "replay", replay_str(x, rep, sizeof(rep)));
 		jw_kstr(w, "state", r->dump ? r->dump : "");
 	}
 	jw_obj_end(w);
@@ -352,7 +479,7 @@ static int do_check(const struct opts *o)
 		rc = run_explore(&x, o);
 		if (rc) {
 			run_free(&x);
-			return cli_error("check: %s", strerror(-rc));
+			return rc;
 		}
 		if (o->json)
 			print_json(&w, &x, o);
@@ -415,7 +542,7 @@ static int do_mutants(const struct opts *o)
 			mo.c.keep_searching = false;
 			if (run_explore(&x, &mo)) {
 				run_free(&x);
-				return cli_error("check: out of memory");
+				return CLI_EXIT_USAGE;
 			}
 			total += x.r.schedules;
 			elapsed += x.r.seconds;
@@ -506,7 +633,7 @@ static int do_growth(const struct opts *o)
 			return rc;
 		if (run_explore(&x, o)) {
 			run_free(&x);
-			return cli_error("check: out of memory");
+			return CLI_EXIT_USAGE;
 		}
 		if (o->json) {
 			/* (a measurement: the one report with the wall clock) */
@@ -555,6 +682,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		  .def = "" },
 		{ OPT_U64("seed", 0, &seed, 0, UINT64_MAX, "S", "PCT seed") },
 		{ OPT_UINT("depth", 0, &o->c.pct_depth, 1, 8, "D", "PCT depth") },
+		{ OPT_STRING("replay", 0, &o->replay, "LIST",
+			     "one schedule instead of the search, directives "
+			     "for tasks of the scenario: T (as long as it can), "
+			     "T:N (N steps), T/N (N events), T@FUNC[*K] (until "
+			     "its next step is in FUNC, the K-th time), ! (stop "
+			     "there), comma-separated; then no preemption.  "
+			     "Prints the trace and the state at the end") },
 		{ OPT_FLAG("no-por", 0, &o->no_por,
 			   "no sleep sets (partial-order reduction)") },
 		{ OPT_STRING("mutant", 0, &o->mutant, "NAME",
@@ -586,6 +720,10 @@ static int parse(int argc, char **argv, struct opts *o)
 	if ((o->mutants || o->list) && (o->scenario || o->mutant))
 		return cli_error("check: --%s takes no --scenario or --mutant",
 				 o->list ? "list" : "mutants");
+	if (o->replay && (!o->scenario || o->c.random || o->list ||
+			  o->mutants || o->growth))
+		return cli_error("check: --replay needs --scenario and takes no "
+				 "--random, --list, --mutants or --growth");
 	if (o->mutant) {
 		size_t k;
 

@@ -191,6 +191,89 @@ bad "disallowed CPU" 'cpus 4
 allowed 0-1
 task A initial: in 3'
 
+# --replay: a found violation's directives run it again, step for step.
+run check --scenario livelock-3cpu
+rep=$(echo "$out" | sed -n 's/^replay: --replay //p')
+sed 1d "$tmp/out" >"$tmp/found"
+run check --scenario livelock-3cpu --replay "$rep"
+[ $rc -eq 1 ] && [ -n "$rep" ] && sed 1d "$tmp/out" | cmp -s - "$tmp/found"
+ok $? "--replay of the printed directives ($rep): the same violation, trace and state"
+
+# --replay: the exact CIDs of the ownership walks, worked by hand from the
+# design (lib/cid/ownership.c, docs/cid.md).  Two CPUs: two users fit
+# (max_cids = min(2 + 2/4, 2) = 2); T0's fork of T2 makes three, so the
+# fork switches the mm to per-CPU mode and walks the tasks.  T1 first runs
+# `in 1; out` (T1/2): in per-task mode it keeps CID 1 while it sleeps.
+walk=$(dirname "$0")/../data/check/walk.scn
+state() { # the lines after "state at the stop:"
+	echo "$out" | sed -n '/^state at the stop:$/,$p' | sed 1d
+}
+# T1 switches in after the fork set the mode (per-CPU, in transit) but
+# before the walk reached it: it hands its own CID 1 to CPU 1 itself, and
+# since the transition is in progress, in transit; T0, not yet visited,
+# still owns CID 0; T2 is not on the task list yet ([FORK]).
+run check --scenario "$walk" --replay 'T1/2,T0@fixup_tasks_to_cpus,T1/1,!'
+[ $rc -eq 0 ] && [ "$(state)" = "mm: users 3, nr_cpus_allowed 2, cidmask 0 1; mode per-cpu transit, max_cids 2
+cpu0: runs T0, cid 0
+cpu1: runs T1, cid 1 transit
+T0: running, cpu 0, cid 0, owns 0, next event pending
+T1: running, cpu 1, cid 1, owns 1 transit, next event pending
+T2: not forked yet, cpu 0, cid -, owns -, next event pending" ]
+ok $? "--replay: a task switching in before the walk reaches it hands its CID over in transit"
+# The same switch-in after the walk: the walk moved running T0's CID to
+# CPU 0 in transit ([WOES] 1/4) and dropped sleeping T1's CID 1 into the
+# pool; the transition is over, so T1 on CPU 1 takes the lowest free CID,
+# 1, as CPU 1's own.
+run check --scenario "$walk" --replay 'T1/2,T0/2,T1/1,!'
+[ $rc -eq 0 ] && [ "$(state)" = "mm: users 3, nr_cpus_allowed 2, cidmask 0 1; mode per-cpu, max_cids 2
+cpu0: runs T0, cid 0 transit
+cpu1: runs T1, cid 1 oncpu
+T0: running, cpu 0, cid 0, owns 0 transit, next event pending
+T1: running, cpu 1, cid 1, owns 1 oncpu, next event pending
+T2: not running, cpu 0, cid -, owns -, next event pending" ]
+ok $? "--replay: a task switching in after the walk gets its CPU's CID"
+# T1 migrates while the walk visits it: the walk read T1 on CPU 1
+# (T0:1 after entering task_rq_lock for T1), T1 moves to CPU 0, the walk
+# locks CPU 1, re-checks, sees CPU 0, retries there (its loads of T1.cpu
+# read 1, 0, 0, 0), and drops T1's CID (T1 sleeps): CID 1 is free, only
+# CPU 0's in-transit CID 0 is taken.
+run check --scenario "$walk" --replay 'T1/4,T0@task_rq_lock*2,T0:1,T1/1,T0/1,!'
+[ $rc -eq 0 ] && [ "$(state)" = "mm: users 3, nr_cpus_allowed 2, cidmask 0; mode per-cpu, max_cids 2
+cpu0: runs T0, cid 0 transit
+cpu1: runs -, cid 1
+T0: running, cpu 0, cid 0, owns 0 transit, next event pending
+T1: not running, cpu 0, cid -, owns -, next event none
+T2: not running, cpu 0, cid -, owns -, next event pending" ] &&
+	[ "$(echo "$out" | sed -n 's/.* T0 .*load T1\.cpu = \([0-9]\) .*task_rq_lock$/\1/p' | tr -d '\n')" = 1000 ]
+ok $? "--replay: a migration during the walk: the re-check sends the walk to the new CPU"
+run check --scenario "$walk" --replay 'T1/2,T0/2,T1/1,!' --json
+[ $rc -eq 0 ] && printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)[0]
+assert r["verdict"] == "pass" and r["stopped"] is True, r
+assert "cpu1: runs T1, cid 1 oncpu" in r["state"], r["state"]
+assert r["trace"][-1]["thread"] == "T1" and r["trace"][-1]["cpu"] == 1, r["trace"][-1]
+'
+ok $? "--replay --json: stopped, the trace and the state"
+# After the directives, no preemption: T0 runs to its end first.
+run check --scenario "$walk" --replay 'T0'
+[ $rc -eq 0 ] && echo "$out" | grep -q '^walk (ownership, 2 CPUs, 3 tasks): pass - a replay of 1 directive(s), [0-9]* steps$' &&
+	[ "$(echo "$out" | grep -E '^ +[0-9]+ ' | sed -n 1p | awk '{print $2}')" = T0 ] &&
+	echo "$out" | grep -q '^state at the end:$'
+ok $? "--replay: one directive, then the rest without preemption to the end"
+
+expect_usage_error "--replay: no such task" check --scenario "$walk" --replay T9
+expect_usage_error "--replay: zero steps" check --scenario "$walk" --replay T0:0
+expect_usage_error "--replay: a count that is not one" check --scenario "$walk" --replay T0/x
+expect_usage_error "--replay: no function" check --scenario "$walk" --replay T0@
+expect_usage_error "--replay: a thread that cannot run" check --scenario "$walk" --replay T2:1
+expect_usage_error "--replay: a function never reached" check --scenario "$walk" --replay T1@nowhere
+expect_usage_error "--replay: directives left at the end" check --scenario "$walk" --replay T0,T1,T2,T0:1
+expect_usage_error "--replay without --scenario" check --replay T0
+expect_usage_error "--replay with --random" check --scenario "$walk" --replay T0 --random 5
+head -c 17000 /dev/zero | tr '\0' 'x' >"$tmp/big.txt"
+expect_usage_error "--replay over 16 KiB" check --scenario "$walk" --replay "$(cat "$tmp/big.txt")"
+
 # docs/check.md's command outputs are checked byte for byte by
 # tests/docs/cram.py (suite docs).
 
