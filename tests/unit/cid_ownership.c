@@ -22,8 +22,11 @@
  * runs (its CID is handed to its CPU; in the current variant in
  * transit, until its switch-out) against one that schedules in
  * afterwards (its CID was dropped; it takes its CPU's or a new one).  The
- * mid-walk interleavings are the checker's (check/) and the stress test's
- * (tests/stress/cid_ownership_churn.c).
+ * mid-walk cases, with exact CIDs, are replayed on the real code by
+ * `cidkit check --replay` in tests/check/check.sh (a switch-in before
+ * the walk reaches the task, one after, a migration during the walk);
+ * every interleaving of them is explored by the checker's scenarios, and
+ * they run under load in tests/stress/cid_ownership_churn.c.
  */
 #include <errno.h>
 #include <stdio.h>
