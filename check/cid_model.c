@@ -342,6 +342,11 @@ static const char *addr_name(void *ctx, const void *a, char *buf, size_t len)
 			snprintf(buf, len, w ? "cidmask[%u]" : "cidmask", w);
 			return buf;
 		}
+	for (unsigned int w = 0; w < mm->allowed->nwords; w++)
+		if (a == &mm->allowed->bits[w]) {
+			snprintf(buf, len, w ? "mm.allowed[%u]" : "mm.allowed", w);
+			return buf;
+		}
 	for (unsigned int c = 0; c < cm->s->cpus; c++) {
 		const struct cidk__cid_slot *sl = &mm->slots[c];
 

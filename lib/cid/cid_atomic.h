@@ -318,6 +318,45 @@ CIDK__INLINE void cidk__bit_clear_(struct cidk_mask *m, unsigned int bit,
 #define cidk__bit_take(m, b) cidk__bit_take_((m), (b), CIDK__SITE)
 #define cidk__bit_clear(m, b) cidk__bit_clear_((m), (b), CIDK__SITE)
 
+/* ---- the mm's allowed-CPU union ------------------------------------------- */
+
+/* A bit of the union, read while affinity changes may grow it. */
+CIDK__INLINE bool cidk__mask_test_(const struct cidk_mask *m, unsigned int bit,
+				   const struct cidk__site *s)
+{
+	bool v;
+
+	cidk__chk_before(s, CIDK__OP_LOAD,
+			 cidk__mask_aword((struct cidk_mask *)m,
+					  cidk__bit_word(bit)));
+	v = cidk_mask_test_atomic(m, bit);
+	cidk__chk_after(v, v);
+	return v;
+}
+
+/*
+ * Fold @src into the union @dst: cidk_mask_union_count(), one RMW per
+ * word that gains bits.  The checker takes it as one step on word 0 (its
+ * scenarios have at most 4 CPUs: one word) and traces that word.
+ */
+CIDK__INLINE unsigned int cidk__mask_union_(struct cidk_mask *dst,
+					    const struct cidk_mask *src,
+					    const struct cidk__site *s)
+{
+	_Atomic unsigned long *p = cidk__mask_aword(dst, 0);
+	uint64_t before;
+	unsigned int gained;
+
+	cidk__chk_before(s, CIDK__OP_RMW, p);
+	before = CIDK__PEEK(p);
+	gained = cidk_mask_union_count(dst, src);
+	cidk__chk_after(before, CIDK__PEEK(p));
+	return gained;
+}
+
+#define cidk__mask_test(m, b) cidk__mask_test_((m), (b), CIDK__SITE)
+#define cidk__mask_union(d, sr) cidk__mask_union_((d), (sr), CIDK__SITE)
+
 /* ---- locks: stand-ins for the kernel's runqueue lock and mm_cid mutex ------ */
 
 static inline void cidk__cpu_relax(void)

@@ -209,7 +209,7 @@ void cidk_cid_mm_destroy(struct cidk_cid_mm *mm)
 static unsigned int grow_union(struct cidk_cid_mm *mm,
 			       const struct cidk_mask *allowed)
 {
-	unsigned int gained = cidk_mask_union_count(mm->allowed, allowed);
+	unsigned int gained = cidk__mask_union(mm->allowed, allowed);
 
 	if (gained)
 		cidk__add(&mm->nr_cpus_allowed, gained);

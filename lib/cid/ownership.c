@@ -446,7 +446,7 @@ static struct cidk__cid_slot *claim_cpu(struct cidk_cid_mm *mm,
 		unsigned int c = (*cpu + i) % n;
 		struct cidk__cid_slot *sl;
 
-		if (i && !cidk_mask_test_atomic(mm->allowed, c))
+		if (i && !cidk__mask_test(mm->allowed, c))
 			continue;
 		move_task(mm, t, c);
 		sl = rq_lock(mm, c);
