@@ -26,12 +26,18 @@
  *
  * Paths, chosen once at load time for the whole process
  * (cidk_percpu_path()):
- *   - rseq: x86-64, glibc registered the rseq area (glibc >= 2.35, not
- *     disabled by GLIBC_TUNABLES=glibc.pthread.rseq=0, rseq(2) present:
- *     not under valgrind), the library not built with ThreadSanitizer
- *     (TSan cannot see the stores inside the assembly), and CIDK_PERCPU
- *     not set to "atomic" in the environment.  mm_cid indexing also needs
- *     a kernel that provides mm_cid (Linux >= 6.3).
+ *   - rseq: x86-64, rseq(2) present (not under valgrind), the library not
+ *     built with ThreadSanitizer (TSan cannot see the stores inside the
+ *     assembly), and CIDK_PERCPU not set to "atomic" in the environment.
+ *     The area is glibc's when glibc registered one (glibc >= 2.35, not
+ *     disabled by GLIBC_TUNABLES=glibc.pthread.rseq=0), else cidkit's own
+ *     (lib/rseq): each thread registers it at its first operation, which
+ *     finds its index all ones (out of every pool) until then.  A thread
+ *     whose registration fails -- another library registered an area of
+ *     its own for it -- gets that error (-EBUSY, -EINVAL) from every
+ *     operation: it cannot take the atomic path while others take rseq.
+ *     mm_cid indexing also needs a kernel that provides mm_cid (Linux
+ *     >= 6.3).
  *   - atomic: everything else (aarch64 included: not written yet).  The
  *     same layout and the same indices, with atomic read-modify-writes
  *     (and, for list pop, a lock bit in the head) instead of critical
@@ -100,6 +106,14 @@ enum cidk_percpu_path {
 CIDK_EXPORT extern unsigned int cidk_percpu_rseq_mask;
 
 /*
+ * Process-wide, written by the same constructor: the offset of the rseq
+ * area from the thread pointer -- glibc's __rseq_offset, or cidkit's own
+ * area's when glibc registered none (the same in every thread).  Not for
+ * direct use.
+ */
+CIDK_EXPORT extern ptrdiff_t cidk_percpu_rseq_off;
+
+/*
  * A list node for cidk_percpu_list_push/pop: embed it in your object.
  * Nodes must be at least 2-byte aligned (the atomic path locks a list with
  * the low bit of its head).
@@ -141,6 +155,14 @@ CIDK_EXPORT unsigned long cidk_percpu_aborts(void);
 
 /* Called on the abort path only: counts one abort of this thread. */
 CIDK_EXPORT void cidk_percpu_count_abort(void);
+
+/*
+ * Called when an rseq-path operation found its index out of the pool:
+ * on cidkit's own area, a thread's first operation finds the area not yet
+ * registered (its index reads all ones) -- register it and return 0 (the
+ * caller retries), or the negative errno of rseq(2); else -ERANGE.
+ */
+CIDK_EXPORT int cidk_percpu_range_slow(void);
 
 /*
  * The atomic path of each operation (what the inline functions below call
@@ -199,7 +221,7 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
  * pop).  Each returns 0 (committed), 1 (comparison failed, nothing
  * stored), -1 (aborted by the kernel) or -2 (the index had changed before
  * the section started); a negative result stored nothing.
- * @rs is __rseq_offset, @off the index's offset in the area (4 or 24), @i
+ * @rs is cidk_percpu_rseq_off, @off the index's offset in the area (4 or 24), @i
  * the index the caller read and computed @v from.
  *
  * Layout of each: the descriptor (32-byte aligned, in section __rseq_cs,
@@ -277,7 +299,7 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
 /* The add's statement, for the index at offset @off_op of the area. */
 #define CIDK__PERCPU_ADD_ASM(off_op)                                          \
 	__asm__ goto(CIDK__PERCPU_CS_ADD("8(%[rs])", off_op "(%[rs])")        \
-		     : : [rs] "r"(__rseq_offset), [n] "r"(n),                 \
+		     : : [rs] "r"(cidk_percpu_rseq_off), [n] "r"(n),          \
 		       [stride] "r"(stride), [base] "r"(base), [d] "er"(delta) \
 		     : "rax", "cc", "memory" : aborted, range)
 
@@ -334,7 +356,7 @@ range:
 			     "movl $1, %k[ret]\n"                              \
 			     "8:\n\t"                                          \
 			     : [ret] "+r"(ret), [v] "+m"(*v)                  \
-			     : [rs] "r"(__rseq_offset), [i] "r"(i),           \
+			     : [rs] "r"(cidk_percpu_rseq_off), [i] "r"(i),    \
 			       [e] "r"(expect), [n] "r"(newv)                 \
 			     : "rax", "cc", "memory")
 
@@ -352,7 +374,7 @@ range:
 			     "8:\n\t"                                          \
 			     : [ret] "+r"(ret), [v] "+m"(*v),                 \
 			       [h] "=&r"(head)                                \
-			     : [rs] "r"(__rseq_offset), [i] "r"(i)            \
+			     : [rs] "r"(cidk_percpu_rseq_off), [i] "r"(i)     \
 			     : "rax", "cc", "memory")
 
 /* if (*v == expect) *v = newv (the store commits). */
@@ -393,10 +415,15 @@ CIDK__PERCPU_INLINE int cidk__percpu_on_rseq(enum cidk_percpu_index idx)
 				1);
 }
 
+/* The thread's index, read before a section that re-checks it. */
 CIDK__PERCPU_INLINE unsigned int cidk__percpu_read(enum cidk_percpu_index idx)
 {
-	return cidk__rseq_load(idx == CIDK_PERCPU_MM_CID ? CIDK_RSEQ_OFF_MM_CID
-							 : CIDK_RSEQ_OFF_CPU_ID);
+	const volatile uint32_t *p = (const volatile uint32_t *)(
+		(const char *)__builtin_thread_pointer() + cidk_percpu_rseq_off +
+		(idx == CIDK_PERCPU_MM_CID ? CIDK_RSEQ_OFF_MM_CID
+					   : CIDK_RSEQ_OFF_CPU_ID));
+
+	return *p;
 }
 #else
 #define CIDK_PERCPU_HAVE_RSEQ 0
@@ -419,12 +446,15 @@ CIDK__PERCPU_INLINE int cidk_percpu_add_index(struct cidk_pool *pool,
 	if (cidk__percpu_on_rseq(idx)) {
 		int rc;
 
-		while ((rc = cidk__percpu_cs_add((char *)pool->base + h,
+		for (;;) {
+			rc = cidk__percpu_cs_add((char *)pool->base + h,
 						 pool->stride, pool->max_cids,
-						 delta,
-						 idx == CIDK_PERCPU_MM_CID)) == -1)
-			cidk_percpu_count_abort();
-		return rc;
+						 delta, idx == CIDK_PERCPU_MM_CID);
+			if (rc == -1)
+				cidk_percpu_count_abort();
+			else if (rc != -ERANGE || (rc = cidk_percpu_range_slow()))
+				return rc;
+		}
 	}
 #endif
 	return cidk_percpu_add_atomic(pool, h, idx, delta);
@@ -485,8 +515,8 @@ static inline int cidk_percpu_counter_init(struct cidk_percpu_counter *c,
 #if CIDK_PERCPU_HAVE_RSEQ
 	/* the same in every thread: offsets from its thread pointer */
 	rseq = cidk__percpu_on_rseq(idx);
-	cs = __rseq_offset + CIDK_RSEQ_OFF_CS;
-	ix = __rseq_offset + (idx == CIDK_PERCPU_MM_CID ? CIDK_RSEQ_OFF_MM_CID :
+	cs = cidk_percpu_rseq_off + CIDK_RSEQ_OFF_CS;
+	ix = cidk_percpu_rseq_off + (idx == CIDK_PERCPU_MM_CID ? CIDK_RSEQ_OFF_MM_CID :
 							  CIDK_RSEQ_OFF_CPU_ID);
 #endif
 	c->base = pool->base + h;
@@ -516,10 +546,14 @@ cidk_percpu_counter_add(const struct cidk_percpu_counter *c, intptr_t delta)
 	if (__builtin_expect(c->rseq, 1)) {
 		int rc;
 
-		while ((rc = cidk__percpu_cs_add_at(c->base, c->stride, c->n,
-						    delta, c->cs, c->ix)) == -1)
-			cidk_percpu_count_abort();
-		return rc;
+		for (;;) {
+			rc = cidk__percpu_cs_add_at(c->base, c->stride, c->n,
+						    delta, c->cs, c->ix);
+			if (rc == -1)
+				cidk_percpu_count_abort();
+			else if (rc != -ERANGE || (rc = cidk_percpu_range_slow()))
+				return rc;
+		}
 	}
 #endif
 	return cidk_percpu_add_atomic(c->pool, c->h, c->idx, delta);
@@ -582,8 +616,11 @@ static inline int cidk_percpu_list_push(struct cidk_pool *pool,
 			intptr_t *v, head;
 			int rc;
 
-			if (i >= pool->max_cids)
-				return -ERANGE;
+			if (i >= pool->max_cids) {
+				if ((rc = cidk_percpu_range_slow()))
+					return rc;
+				continue;
+			}
 			v = (intptr_t *)cidk_pool_ptr(pool, h, i);
 			head = *(volatile intptr_t *)v;
 			node->next = (struct cidk_percpu_node *)head;
@@ -619,8 +656,11 @@ cidk_percpu_list_pop(struct cidk_pool *pool, cidk_pool_handle h,
 			int rc;
 
 			if (i >= pool->max_cids) {
-				errno = ERANGE;
-				return NULL;
+				if ((rc = cidk_percpu_range_slow())) {
+					errno = -rc;
+					return NULL;
+				}
+				continue;
 			}
 			rc = cidk__percpu_cs_pop(
 				(intptr_t *)cidk_pool_ptr(pool, h, i), &head, i,

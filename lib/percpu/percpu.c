@@ -30,6 +30,8 @@
 
 #include <cidkit/percpu.h>
 
+#include "rseq/rseq_own.h"
+
 #if defined(__SANITIZE_THREAD__)
 #define PERCPU_TSAN 1
 #elif defined(__has_feature)
@@ -42,6 +44,10 @@
 #endif
 
 unsigned int cidk_percpu_rseq_mask;
+ptrdiff_t cidk_percpu_rseq_off;
+
+/* The area is cidkit's own (glibc registered none): threads register it. */
+static int own_area;
 
 static const char *why_cpu = "not chosen yet";
 static const char *why_cid = "not chosen yet";
@@ -93,13 +99,34 @@ static const char *forced(void)
  * constructor decides, recomputed here because the order of constructors
  * is not specified.
  */
-static int glibc_has_mm_cid(void)
+static int has_mm_cid(void)
 {
 	unsigned long fs = getauxval(AT_RSEQ_FEATURE_SIZE);
 	unsigned long area = __rseq_size < 32 ? 32 : __rseq_size;
 
-	return __rseq_size && fs >= CIDK_RSEQ_FEATURE_MM_CID &&
+	/* (cidkit's own area is 32 bytes: the original size) */
+	return fs >= CIDK_RSEQ_FEATURE_MM_CID &&
 	       area >= CIDK_RSEQ_FEATURE_MM_CID;
+}
+
+/*
+ * The area the critical sections use: glibc's, else cidkit's own when the
+ * kernel has rseq(2).  Nothing is registered here (a library must not
+ * take the main thread's one registration at load time): each thread
+ * registers its own area at its first operation (cidk_percpu_range_slow).
+ * NULL, or why neither can be used.
+ */
+static const char *choose_area(void)
+{
+	if (__rseq_size) {
+		cidk_percpu_rseq_off = __rseq_offset;
+		return NULL;
+	}
+	if (cidk__rseq_probe())
+		return "no rseq(2): old kernel, or refused (valgrind)";
+	cidk_percpu_rseq_off = cidk__rseq_own_offset();
+	own_area = 1;
+	return NULL;
 }
 
 __attribute__((constructor)) static void percpu_choose(void)
@@ -114,18 +141,24 @@ __attribute__((constructor)) static void percpu_choose(void)
 		why = "ThreadSanitizer build (TSan cannot see rseq)";
 	else if ((why = forced()) != NULL)
 		;
-	else if (!__rseq_size)
-		why = "glibc registered no rseq area (tunable, valgrind or old kernel)";
+	else
+		why = choose_area();
 	if (why) {
 		why_cpu = why_cid = why;
 	} else {
-		/* glibc's registration covers cpu_id from the first kernel
-		 * with rseq; mm_cid needs feature size >= 28. */
+		/* a registration covers cpu_id from the first kernel with
+		 * rseq; mm_cid needs feature size >= 28. */
+		static const char *on[] = {
+			"rseq critical sections",
+			"rseq critical sections on cidkit's own rseq area "
+			"(glibc registered none)",
+		};
+
 		mask |= CIDK_PERCPU_CPU_ID;
-		why_cpu = "rseq critical sections";
-		if (glibc_has_mm_cid()) {
+		why_cpu = on[own_area];
+		if (has_mm_cid()) {
 			mask |= CIDK_PERCPU_MM_CID;
-			why_cid = "rseq critical sections";
+			why_cid = on[own_area];
 		} else {
 			why_cid = "the kernel provides no mm_cid (Linux < 6.3)";
 		}
@@ -162,6 +195,13 @@ unsigned long cidk_percpu_aborts(void)
 void cidk_percpu_count_abort(void)
 {
 	aborts++;
+}
+
+int cidk_percpu_range_slow(void)
+{
+	if (own_area && !cidk__rseq_own_registered())
+		return cidk_rseq_register_current_thread();
+	return -ERANGE;
 }
 
 int cidk_percpu_index_now(enum cidk_percpu_index idx)

@@ -26,6 +26,8 @@
 
 #include <cidkit/rseq.h>
 
+#include "rseq/rseq_own.h"
+
 #ifndef AT_RSEQ_FEATURE_SIZE
 #define AT_RSEQ_FEATURE_SIZE 27
 #endif
@@ -52,7 +54,18 @@ unsigned int cidk_rseq_fast;
 static unsigned int feature_size = ORIG_FEATURE_SIZE;
 static unsigned int feature_align;
 
-static _Thread_local struct cidk_rseq_abi own_area;
+/*
+ * Initial-exec, so that its offset from the thread pointer is the same in
+ * every thread, as the per-CPU critical sections need (lib/percpu); its
+ * initial image says "not registered" in the fields they read (an index
+ * of all ones is out of every pool: they register the thread then).
+ */
+static _Thread_local struct cidk_rseq_abi own_area
+	__attribute__((tls_model("initial-exec"))) = {
+		.cpu_id = (uint32_t)-1, /* RSEQ_CPU_ID_UNINITIALIZED */
+		.node_id = (uint32_t)-1,
+		.mm_cid = (uint32_t)-1,
+	};
 static _Thread_local int own_state;
 
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -97,11 +110,23 @@ static int sys_rseq(struct cidk_rseq_abi *area, int flags)
 	return 0;
 }
 
+/*
+ * After an unregistration the kernel no longer writes the area; its reset
+ * left mm_cid 0, a valid index: mark the fields unregistered again.
+ */
+static void own_forget(void)
+{
+	own_area.cpu_id = (uint32_t)-1;
+	own_area.node_id = (uint32_t)-1;
+	own_area.mm_cid = (uint32_t)-1;
+	own_state = 0;
+}
+
 static void own_exit(void *arg)
 {
 	(void)arg;
 	if (own_state == 1 && !sys_rseq(&own_area, RSEQ_UNREGISTER))
-		own_state = 0;
+		own_forget();
 }
 
 static void make_key(void)
@@ -149,9 +174,26 @@ int cidk_rseq_unregister_current_thread(void)
 	rc = sys_rseq(&own_area, RSEQ_UNREGISTER);
 	if (rc)
 		return rc;
-	own_state = 0;
+	own_forget();
 	pthread_setspecific(exit_key, NULL);
 	return 0;
+}
+
+int cidk__rseq_probe(void)
+{
+	if (!syscall(__NR_rseq, NULL, 0u, RSEQ_UNREGISTER, OWN_RSEQ_SIG))
+		return -EINVAL; /* (cannot happen: nothing to unregister) */
+	return errno == EINVAL ? 0 : -errno;
+}
+
+int cidk__rseq_own_registered(void)
+{
+	return own_state == 1;
+}
+
+ptrdiff_t cidk__rseq_own_offset(void)
+{
+	return (const char *)&own_area - (const char *)__builtin_thread_pointer();
 }
 
 /* 1 if the calling thread reads its own area, 0 if it must fall back. */

@@ -8,7 +8,12 @@
  * this program (version 0, the signature 0x53053053 in the 4 bytes before
  * abort_ip, abort_ip outside [start_ip, start_ip + post_commit_offset)).
  * Pinned to one CPU so that the index cannot change under the checks.
+ * When glibc registered no rseq area (meson's percpu_api_own run), the
+ * rseq path on cidkit's own area: a new thread's index reads all ones
+ * until its first operation registers the area, and again after an
+ * unregistration, whose next operation registers it again.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -224,6 +229,60 @@ static void check_counter_init(void)
 	cidk_pool_destroy(pool);
 }
 
+#if CIDK_PERCPU_HAVE_RSEQ
+/* A new thread on cidkit's own area (the main thread registered it). */
+static void *own_thread(void *arg)
+{
+	struct cidk_pool *pool = arg;
+	cidk_pool_handle h = cidk_pool_alloc(pool, sizeof(intptr_t),
+					     sizeof(intptr_t), NULL);
+	unsigned int before = cidk__percpu_read(CIDK_PERCPU_CPU_ID);
+	unsigned int before_cid = cidk__percpu_read(CIDK_PERCPU_MM_CID);
+	unsigned int n = cidk_percpu_nr_copies();
+	int rc1, rc2, rc3, rc4, gone;
+	unsigned int after, after_unreg, after_unreg_cid, again;
+
+	rc1 = cidk_percpu_add(pool, h, 1);
+	rc2 = cidk_percpu_add_index(pool, h, CIDK_PERCPU_CPU_ID, 1);
+	after = cidk__percpu_read(CIDK_PERCPU_CPU_ID);
+	gone = cidk_rseq_unregister_current_thread();
+	after_unreg = cidk__percpu_read(CIDK_PERCPU_CPU_ID);
+	after_unreg_cid = cidk__percpu_read(CIDK_PERCPU_MM_CID);
+	rc3 = cidk_percpu_add_index(pool, h, CIDK_PERCPU_CPU_ID, 1);
+	again = cidk__percpu_read(CIDK_PERCPU_CPU_ID);
+	rc4 = cidk_percpu_add(pool, h, 1);
+	ok(before == UINT32_MAX && before_cid == UINT32_MAX,
+	   "own area: a new thread's cpu_id and mm_cid read all ones before "
+	   "its first operation (%#x, %#x)", before, before_cid);
+	ok(!rc1 && !rc2 && after < n,
+	   "own area: its first operations register it (%d %d, cpu_id %u)",
+	   rc1, rc2, after);
+	ok(!gone && after_unreg == UINT32_MAX && after_unreg_cid == UINT32_MAX,
+	   "own area: unregistered, both indices read all ones again, not "
+	   "the kernel's reset mm_cid 0 (%#x, %#x)", after_unreg,
+	   after_unreg_cid);
+	ok(!rc3 && !rc4 && again < n,
+	   "own area: the next operation registers it again (%d %d, cpu_id %u)",
+	   rc3, rc4, again);
+	ok(cidk_percpu_sum(pool, h) == 4, "own area: all four adds counted");
+	return NULL;
+}
+
+static void check_own_area(void)
+{
+	struct cidk_pool *pool = cidk_pool_create(cidk_percpu_nr_copies(), 64);
+	pthread_t t;
+
+	if (!ok(pool != NULL, "own area: a pool"))
+		return;
+	if (!ok(!pthread_create(&t, NULL, own_thread, pool),
+		"own area: a thread"))
+		return;
+	pthread_join(t, NULL);
+	cidk_pool_destroy(pool);
+}
+#endif
+
 int main(void)
 {
 	const char *p;
@@ -251,13 +310,24 @@ int main(void)
 		   "CIDK_PERCPU=atomic forces the atomic path and says so");
 	else
 		ok(cidk_percpu_path(CIDK_PERCPU_CPU_ID) ==
-			   (CIDK_PERCPU_HAVE_RSEQ && __rseq_size &&
+			   (CIDK_PERCPU_HAVE_RSEQ &&
+					    (__rseq_size ||
+					     !cidk_rseq_register_current_thread()) &&
 					    !strstr(cidk_percpu_why(
 							    CIDK_PERCPU_CPU_ID),
 						    "ThreadSanitizer")
 				    ? CIDK_PERCPU_RSEQ
 				    : CIDK_PERCPU_ATOMIC),
-		   "cpu_id: rseq exactly when x86-64 and glibc registered an area");
+		   "cpu_id: rseq exactly when x86-64 and an rseq area is "
+		   "registered (glibc's, or else cidkit's own)");
+	p = getenv("CIDK_EXPECT_AREA");
+	if (p)
+		ok(cidk_percpu_path(CIDK_PERCPU_CPU_ID) == CIDK_PERCPU_RSEQ &&
+			   !strcmp(p, "cidkit") ==
+				   (strstr(cidk_percpu_why(CIDK_PERCPU_CPU_ID),
+					   "cidkit's own") != NULL),
+		   "the rseq path on %s's area, as expected (%s)", p,
+		   cidk_percpu_why(CIDK_PERCPU_CPU_ID));
 	ok(cidk_percpu_path(CIDK_PERCPU_MM_CID) != CIDK_PERCPU_RSEQ ||
 		   cidk_percpu_path(CIDK_PERCPU_CPU_ID) == CIDK_PERCPU_RSEQ,
 	   "mm_cid on rseq implies cpu_id on rseq");
@@ -268,6 +338,9 @@ int main(void)
 	   cidk_percpu_aborts());
 #if CIDK_PERCPU_HAVE_RSEQ
 	check_descriptors();
+	if (!__rseq_size && cidk_percpu_path(CIDK_PERCPU_CPU_ID) ==
+				    CIDK_PERCPU_RSEQ)
+		check_own_area();
 #endif
 	return done_testing();
 }
