@@ -7,12 +7,45 @@
  * "# replaying" line names the input.
  */
 #include <dirent.h>
+#include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuzz.h"
+
+/*
+ * Harnesses capture or silence fd 2 around the code under test (fuzz_cli,
+ * fuzz_opt); a sanitizer's report written then would be lost, so reports
+ * go to a copy of the original standard error.  Every sanitizer runtime
+ * of the process has its own report fd: gcc links ASan and UBSan as two
+ * libraries, so each is told, each with its own copy (a runtime may close
+ * the fd it was given before reopening its report file).  Clang's one
+ * runtime is in the program: dlsym finds it first.
+ */
+static void reports_to_stderr_copy(void)
+{
+	static const char *const rt[] = { NULL, "libasan.so.8", "libasan.so.6",
+					   "libubsan.so.1" };
+
+	for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]); i++) {
+		void *h = rt[i] ? dlopen(rt[i], RTLD_NOW | RTLD_NOLOAD)
+				: RTLD_DEFAULT;
+		void (*set)(void *);
+		int fd;
+
+		if (!h)
+			continue;
+		set = (void (*)(void *))dlsym(h, "__sanitizer_set_report_fd");
+		if (set && (fd = dup(2)) >= 0)
+			set((void *)(intptr_t)fd);
+		if (rt[i])
+			dlclose(h);
+	}
+}
 
 static unsigned int count;
 
@@ -86,6 +119,8 @@ static int replay_dir(const char *dir)
 int main(int argc, char **argv)
 {
 	int bad = 0;
+
+	reports_to_stderr_copy();
 
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
