@@ -110,6 +110,8 @@ rat = [abs(math.log(r["lazy_over_cache_local"]["sim_over_ref"])) for r in s["row
 assert abs(sum(rat) / 8 - s["ratio_mean_abs_log"]) < 1e-3
 ' "$scored"
 ok $? "sim locality --score --json: cells and score; the mean, worst and ratio error recomputed from the rows agree with the text"
+expect_usage_error "a policy variant (for cidkit check)" sim switch --policy ownership:v6.19
+expect_usage_error "an unknown variant" sim locality --policy ownership:nope
 expect_usage_error "--score without --reference" sim locality --score
 expect_usage_error "--score without all 24 cells" sim locality --reference --score --config 8c1l3
 expect_usage_error "--score without lazy" sim locality --reference --score --policy per-cpu,cache-local
