@@ -159,6 +159,9 @@ static int parse_replay(struct run *x, const char *arg, struct chk_opts *c)
 		memset(d, 0, sizeof(*d));
 		n++;
 		if (!strcmp(item, "!")) {
+			if (p)
+				return cli_error("check: --replay: '!' (stop) must be "
+						 "the last directive");
 			d->stop = true;
 			continue;
 		}

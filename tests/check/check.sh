@@ -269,6 +269,7 @@ expect_usage_error "--replay: no function" check --scenario "$walk" --replay T0@
 expect_usage_error "--replay: a thread that cannot run" check --scenario "$walk" --replay T2:1
 expect_usage_error "--replay: a function never reached" check --scenario "$walk" --replay T1@nowhere
 expect_usage_error "--replay: directives left at the end" check --scenario "$walk" --replay T0,T1,T2,T0:1
+expect_usage_error "--replay: a directive after the stop" check --scenario "$walk" --replay 'T0,!,T1'
 expect_usage_error "--replay without --scenario" check --replay T0
 expect_usage_error "--replay with --random" check --scenario "$walk" --replay T0 --random 5
 head -c 17000 /dev/zero | tr '\0' 'x' >"$tmp/big.txt"
