@@ -522,7 +522,7 @@ static int replay_pick(uint8_t e, unsigned int last, unsigned int *c)
  */
 static int run_one(struct exec_out *out, enum mode mode)
 {
-	bool pct = mode != DFS; /* no search nodes */
+	bool dfs = mode == DFS; /* only the DFS keeps search nodes */
 	unsigned int last = NO_THREAD;
 	unsigned int preempts = 0;
 	int rc;
@@ -555,7 +555,7 @@ static int run_one(struct exec_out *out, enum mode mode)
 				strcpy(out->property, "liveness");
 				liveness_why(out->why, sizeof(out->why));
 			}
-			X.nnodes = pct ? 0 : step;
+			X.nnodes = dfs ? step : 0;
 			return 0;
 		}
 		if (step >= X.o->max_steps) {
@@ -564,7 +564,7 @@ static int run_one(struct exec_out *out, enum mode mode)
 			snprintf(out->why, sizeof(out->why),
 				 "no end after %lu steps (a retry loop that never gives up?)",
 				 X.o->max_steps);
-			X.nnodes = pct ? 0 : step;
+			X.nnodes = dfs ? step : 0;
 			return 0;
 		}
 
@@ -576,7 +576,7 @@ static int run_one(struct exec_out *out, enum mode mode)
 			}
 			if (rc)
 				return rc;
-		} else if (pct) {
+		} else if (mode == PCT) {
 			for (unsigned int j = 0; j < X.nchange; j++)
 				if (X.change_at[j] == step && last != NO_THREAD)
 					X.prio[last] = j; /* below every initial one */
@@ -649,7 +649,7 @@ static int run_one(struct exec_out *out, enum mode mode)
 			strcpy(out->property, "quiescence");
 		}
 		if (out->violation) {
-			X.nnodes = pct ? 0 : step + 1;
+			X.nnodes = dfs ? step + 1 : 0;
 			return 0;
 		}
 	}
