@@ -9,7 +9,7 @@ import json, sys
 r = json.load(sys.stdin)["results"]
 whats = {(x["what"], x["threads"]) for x in r}
 want = {("lease:" + p, t) for p in ("bitmap", "lazy", "lazy-batched", "cache-local", "inherit", "ownership") for t in (1, 2)}
-want |= {("mutex", 1), ("mutex", 2)}
+want |= {(w, t) for w in ("mutex", "kernel-mm_cid", "floor:cas+store") for t in (1, 2)}
 assert want <= whats, (want - whats)
 assert all(x["ns_per_pair"] > 0 for x in r)
 '
@@ -19,17 +19,18 @@ ok $? "--json: a row per policy and the mutex, for 1 and 2 threads, ns > 0"
 # and each way has its row.  (The old check, "no line matching ' 2 .*x$'",
 # could never match: rows end with the RMW/pair column, not with "x".)
 run bench lease --threads 1 --iters 1000 --reps 2
-rows=$(printf '%s\n' "$out" | awk '$1 ~ /^(lease:|mutex$|kernel-mm_cid$)/')
+rows=$(printf '%s\n' "$out" | awk '$1 ~ /^(lease:|mutex$|kernel-mm_cid$|floor:cas\+store$)/')
 nrows=$(printf '%s\n' "$rows" | grep -c .)
 n1=$(printf '%s\n' "$rows" | awk '$2 == 1' | grep -c .)
 ways=$(printf '%s\n' "$rows" | awk '{ print $1 }' | sort | tr '\n' ' ')
 every_way() {
 	for w in lease:bitmap lease:lazy lease:lazy-batched lease:cache-local \
-		lease:inherit lease:ownership mutex; do
+		lease:inherit lease:ownership mutex kernel-mm_cid \
+		floor:cas+store; do
 		printf '%s\n' "$rows" | grep -q "^$w  *1 " || return 1
 	done
 }
-[ $rc -eq 0 ] && [ "$nrows" -ge 7 ] && [ "$n1" -eq "$nrows" ] && every_way
+[ $rc -eq 0 ] && [ "$nrows" -ge 9 ] && [ "$n1" -eq "$nrows" ] && every_way
 ok $? "--threads 1: $nrows rows, $n1 of them for 1 thread, every way ($ways)"
 
 run bench lease --help

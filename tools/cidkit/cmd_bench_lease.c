@@ -12,7 +12,6 @@
 #include "cli.h"
 #include "cmds.h"
 #include "json.h"
-#include "opt.h"
 #include "json.h"
 #include "opt.h"
 
@@ -27,7 +26,10 @@ static const char about[] =
 	"domain's cost counters; a mutex pair is 2).  Policies: bitmap, lazy,\n"
 	"lazy-batched, cache-local, inherit, ownership; ownership's pair does\n"
 	"no counted RMW but takes its per-CPU runqueue lock (an uncontended\n"
-	"lock/unlock) at enter and at exit.\n";
+	"lock/unlock) at enter and at exit.  Two references: kernel-mm_cid\n"
+	"(reading the kernel's own mm_cid: no enter, no exit) and\n"
+	"floor:cas+store (the one CAS and one release store a one-RMW lease\n"
+	"cannot go below, on a line of the thread's own).\n";
 
 static double mutex_ns(const struct bench_lease_row *rows, unsigned int n,
 		       unsigned int threads)
