@@ -47,17 +47,20 @@
  * percpu.h documents for this process, and requires the library's choice
  * to match for both indexings: rseq when x86-64, not a ThreadSanitizer
  * build (this file is compiled with the same -fsanitize as the library),
- * CIDK_PERCPU is not "atomic" and glibc registered an rseq area
- * (__rseq_size > 0); mm_cid also needs the kernel's mm_cid
+ * CIDK_PERCPU is not "atomic" and there is an rseq area: glibc's
+ * (__rseq_size > 0) or else cidkit's own, which needs rseq(2) (asked of
+ * the kernel here); mm_cid also needs the kernel's mm_cid
  * (AT_RSEQ_FEATURE_SIZE >= 28).  So a library that silently fell back to
  * atomics fails here even without CIDK_EXPECT_PATH.  In addition,
  * CIDK_EXPECT_PATH=atomic|rseq makes the test check the cpu_id path
- * against the environment (meson runs it as is, with CIDK_PERCPU=atomic
- * and with glibc's rseq disabled).  In a ThreadSanitizer build the library
- * always takes the atomic path (TSan cannot see the stores inside rseq
- * assembly): this test then checks the fallback's atomics for races, not
- * the critical sections.
+ * against the environment (meson runs it as is, with CIDK_PERCPU=atomic,
+ * and with glibc's rseq disabled: then on cidkit's own area, each worker
+ * registering it at its first operation).  In a ThreadSanitizer build the
+ * library always takes the atomic path (TSan cannot see the stores inside
+ * rseq assembly): this test then checks the fallback's atomics for races,
+ * not the critical sections.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -68,6 +71,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/rseq.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -299,17 +303,31 @@ static void run_phase(struct worker *w, unsigned int t, int on_rseq)
 }
 
 /*
+ * Whether the kernel has rseq(2), asked directly: unregistering an area
+ * that is not registered fails with EINVAL where the call exists (ENOSYS
+ * on an old kernel or under valgrind, EPERM under a seccomp filter).
+ */
+static int kernel_has_rseq(void)
+{
+	return syscall(SYS_rseq, NULL, 0u, RSEQ_FLAG_UNREGISTER, 0u) == -1 &&
+	       errno == EINVAL;
+}
+
+/*
  * The path percpu.h documents for this process, worked out from outside
  * the library (not by asking it): rseq on x86-64 outside ThreadSanitizer
- * when CIDK_PERCPU is not "atomic" and glibc registered an rseq area;
- * mm_cid also needs a kernel that fills mm_cid.
+ * when CIDK_PERCPU is not "atomic" and there is an rseq area -- glibc's
+ * (__rseq_size > 0) or, when glibc registered none, cidkit's own, which
+ * needs the kernel's rseq(2); mm_cid also needs a kernel that fills
+ * mm_cid.
  */
 static enum cidk_percpu_path documented_path(enum cidk_percpu_index idx)
 {
 	const char *e = getenv("CIDK_PERCPU");
 	int forced = e && !strcmp(e, "atomic");
 
-	if (!TEST_X86_64 || TEST_TSAN || forced || __rseq_size == 0)
+	if (!TEST_X86_64 || TEST_TSAN || forced ||
+	    (__rseq_size == 0 && !kernel_has_rseq()))
 		return CIDK_PERCPU_ATOMIC;
 	if (idx == CIDK_PERCPU_MM_CID &&
 	    getauxval(AT_RSEQ_FEATURE_SIZE) < CIDK_RSEQ_FEATURE_MM_CID)
@@ -365,10 +383,11 @@ int main(void)
 	ok(cidk_percpu_path(CIDK_PERCPU_CPU_ID) == want_cpu &&
 		   cidk_percpu_path(CIDK_PERCPU_MM_CID) == want_cid,
 	   "paths as documented: cpu_id %s, mm_cid %s (x86-64 %d, TSan %d, "
-	   "CIDK_PERCPU %s, __rseq_size %u, rseq feature size %lu)",
+	   "CIDK_PERCPU %s, __rseq_size %u, rseq(2) %d, rseq feature size %lu)",
 	   cidk_percpu_path_name(want_cpu), cidk_percpu_path_name(want_cid),
 	   TEST_X86_64, TEST_TSAN, forced ? forced : "unset",
-	   (unsigned int)__rseq_size, getauxval(AT_RSEQ_FEATURE_SIZE));
+	   (unsigned int)__rseq_size, kernel_has_rseq(),
+	   getauxval(AT_RSEQ_FEATURE_SIZE));
 	if (expect)
 		ok(!strcmp(expect, cidk_percpu_path_name(
 					   cidk_percpu_path(CIDK_PERCPU_CPU_ID))),
