@@ -1,39 +1,77 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Per-CPU operations under oversubscription, param_test style: T = 4 x
- * online CPUs threads, for a fixed time per phase, each
- *   - adds 1 to a pool counter indexed by mm_cid, then by cpu_id, counting
- *     its own successful adds: the sum of the copies must equal the sum of
- *     the threads' counts exactly (a lost or doubled add would show); the
- *     same again through a cidk_percpu_counter (its own critical section,
- *     with the offsets in registers), by mm_cid and by cpu_id;
+ * online CPUs threads, for a fixed time per phase, by mm_cid and by
+ * cpu_id (eight phases), each
+ *   - adds 1 to a pool counter (cidk_percpu_add_index), counting its own
+ *     successful adds: the sum of the copies must equal the sum of the
+ *     threads' counts exactly (a lost or doubled add would show); the same
+ *     again through a cidk_percpu_counter (its own critical section, with
+ *     the offsets in registers);
+ *   - increments its current copy through compare-and-store: reads its
+ *     index i (cidk_percpu_index_now), then, up to CMPEQV_RUN times while
+ *     the index stays i, reads v from copy i and calls
+ *     cidk_percpu_cmpeqv_storev(expect_index i, expect v, store v + 1),
+ *     counting only the stores it reports done (0; 1, the copy changed
+ *     since the read, and -EAGAIN, the thread now has another index, are
+ *     counted apart and shown).  The sum of the copies must equal the
+ *     successes exactly.  Why a lost update fails it: a copy changes only
+ *     through successful stores, each of v + 1 over v; if each store is
+ *     atomic with its comparison against every other thread that can use
+ *     that copy, each success adds exactly 1 and the sum is the successes.
+ *     If it is not (a preemption between the comparison and the store
+ *     that does not abort the section, a missing check that the thread
+ *     still has index i, so that a thread that moved stores into a copy
+ *     another thread now increments, or a plain load and store instead of
+ *     the operation), two threads both see v and both store v + 1: two
+ *     successes, one increment, and the sum falls below the successes.
+ *     How often such a window is hit in a phase depends on where the
+ *     kernel interrupts: a one-instruction window may go unhit (see
+ *     docs/percpu.md for which breaks this phase caught);
  *   - pushes its own nodes on its per-CPU list, then pops a node and
- *     pushes it back (list phase; a pop may take another thread's node):
- *     at the end every node must be on exactly one list, once.
+ *     pushes it back (a pop may take another thread's node): at the end
+ *     every node must be on exactly one list, once.
  * With four threads per CPU the scheduler preempts threads inside critical
  * sections all the time, so on the rseq path the kernel must have aborted
- * some: the test requires aborts > 0 there (the abort handler, its
- * signature and the restart are exercised, not only the fast path).
- * Preemption alone lands in the 3-instruction add section rarely (a few
- * per second here: interrupts tend to be taken after the commit), so an
- * extra thread also signals the workers every 20 us; a signal delivered
- * inside a section aborts it just as a preemption does.  A phase lasts
- * PHASE_MS, extended by PHASE_MS steps up to MAX_MS until MIN_ABORTS
- * aborts were seen (on the rseq path).
+ * some: the test requires aborts > 0 there in every phase (the abort
+ * handler, its signature and the restart are exercised, not only the fast
+ * path).  Preemption alone lands in the 3-instruction add section rarely
+ * (a few per second here: interrupts tend to be taken after the commit),
+ * so an extra thread also signals the workers every 20 us (the workers run
+ * at nice +5 to it, so that it gets a CPU when it wakes, and it asks for
+ * no timer slack); a signal delivered inside a section aborts it just as a
+ * preemption does.  A phase lasts PHASE_MS, extended by PHASE_MS steps up
+ * to MAX_MS until MIN_ABORTS aborts were seen (on the rseq path).
  *
- * Environment: CIDK_EXPECT_PATH=atomic|rseq makes the test check which path
- * runs (meson runs it once as is and once with CIDK_PERCPU=atomic, the
- * fallback forced on).  In a ThreadSanitizer build the library always takes
- * the atomic path (TSan cannot see the stores inside rseq assembly): this
- * test then checks the fallback's atomics for races, not the critical
- * sections.
+ * Which path runs: the test works out from outside the library which path
+ * percpu.h documents for this process, and requires the library's choice
+ * to match for both indexings: rseq when x86-64, not a ThreadSanitizer
+ * build (this file is compiled with the same -fsanitize as the library),
+ * CIDK_PERCPU is not "atomic" and there is an rseq area: glibc's
+ * (__rseq_size > 0) or else cidkit's own, which needs rseq(2) (asked of
+ * the kernel here); mm_cid also needs the kernel's mm_cid
+ * (AT_RSEQ_FEATURE_SIZE >= 28).  So a library that silently fell back to
+ * atomics fails here even without CIDK_EXPECT_PATH.  In addition,
+ * CIDK_EXPECT_PATH=atomic|rseq makes the test check the cpu_id path
+ * against the environment (meson runs it as is, with CIDK_PERCPU=atomic,
+ * and with glibc's rseq disabled: then on cidkit's own area, each worker
+ * registering it at its first operation).  In a ThreadSanitizer build the
+ * library always takes the atomic path (TSan cannot see the stores inside
+ * rseq assembly): this test then checks the fallback's atomics for races,
+ * not the critical sections.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/rseq.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,10 +79,55 @@
 
 #include "tap.h"
 
+#ifndef AT_RSEQ_FEATURE_SIZE
+#define AT_RSEQ_FEATURE_SIZE 27
+#endif
+
+/* The build's -fsanitize=thread reaches this file as it reaches the library. */
+#if defined(__SANITIZE_THREAD__)
+#define TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TEST_TSAN 1
+#endif
+#endif
+#ifndef TEST_TSAN
+#define TEST_TSAN 0
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TEST_X86_64 1
+#else
+#define TEST_X86_64 0
+#endif
+
 #define PHASE_MS 200
 #define MAX_MS 2400
 #define MIN_ABORTS 10
 #define NODES_PER_THREAD 64
+#define CMPEQV_RUN 16 /* stores per index read */
+#define WORKER_NICE 5 /* the workers' nice above the interrupter's */
+
+enum op { OP_ADD, OP_COUNTER, OP_CMPEQV, OP_LIST };
+
+struct phase {
+	const char *name;
+	enum op op;
+	enum cidk_percpu_index idx;
+	cidk_pool_handle h;
+};
+
+static struct phase phases[] = {
+	{ "add by mm_cid", OP_ADD, CIDK_PERCPU_MM_CID, -1 },
+	{ "add by cpu_id", OP_ADD, CIDK_PERCPU_CPU_ID, -1 },
+	{ "list by cpu_id", OP_LIST, CIDK_PERCPU_CPU_ID, -1 },
+	{ "list by mm_cid", OP_LIST, CIDK_PERCPU_MM_CID, -1 },
+	{ "counter by mm_cid", OP_COUNTER, CIDK_PERCPU_MM_CID, -1 },
+	{ "counter by cpu_id", OP_COUNTER, CIDK_PERCPU_CPU_ID, -1 },
+	{ "cmpeqv by mm_cid", OP_CMPEQV, CIDK_PERCPU_MM_CID, -1 },
+	{ "cmpeqv by cpu_id", OP_CMPEQV, CIDK_PERCPU_CPU_ID, -1 },
+};
+#define NR_PHASES (sizeof(phases) / sizeof(phases[0]))
 
 struct item {
 	struct cidk_percpu_node node;
@@ -52,13 +135,11 @@ struct item {
 };
 
 static struct cidk_pool *pool;
-static cidk_pool_handle h_cid, h_cpu, h_list, h_ctr_cid, h_ctr_cpu;
-static struct cidk_percpu_counter ctr[2]; /* by mm_cid, by cpu_id */
+static struct cidk_percpu_counter ctr; /* the counter phase's */
 static atomic_int stop;
 static atomic_ulong aborts_seen; /* all workers, this phase */
 static pthread_barrier_t barrier;
-/* 0: add by mm_cid, 1: add by cpu_id, 2: list, 3-4: counter by mm_cid, cpu_id */
-static int phase;
+static const struct phase *cur;
 
 struct worker {
 	pthread_t tid;
@@ -66,48 +147,89 @@ struct worker {
 	uint64_t done;
 	unsigned long aborts;
 	unsigned long errors;
-	unsigned long empty;
+	unsigned long empty;    /* list: pop found the copy empty */
+	unsigned long mismatch; /* cmpeqv: the copy no longer held v */
+	unsigned long again;    /* cmpeqv: the index changed (-EAGAIN) */
 };
+
+/*
+ * Compare-and-store increments of the calling thread's copy: its index i
+ * read once, then up to CMPEQV_RUN times v read from copy i and v + 1
+ * stored over it, until the index changes (-EAGAIN).  (Reading the index
+ * for every store spent most of the time outside the section: under a
+ * tenth of the aborts.)
+ */
+static void cmpeqv_once(struct worker *w, cidk_pool_handle h,
+			enum cidk_percpu_index idx)
+{
+	int i = cidk_percpu_index_now(idx), rc;
+	intptr_t v, *copy;
+
+	if (i < 0 || (unsigned int)i >= pool->max_cids) {
+		w->errors++;
+		return;
+	}
+	copy = (intptr_t *)cidk_pool_ptr(pool, h, (unsigned int)i);
+	for (int k = 0; k < CMPEQV_RUN; k++) {
+		v = __atomic_load_n(copy, __ATOMIC_RELAXED);
+		rc = cidk_percpu_cmpeqv_storev(pool, h, idx, (unsigned int)i, v,
+					       (intptr_t)((uintptr_t)v + 1));
+		if (rc == 0) {
+			w->done++;
+		} else if (rc == 1) {
+			w->mismatch++;
+		} else if (rc == -EAGAIN) {
+			w->again++;
+			return;
+		} else {
+			w->errors++;
+			return;
+		}
+	}
+}
 
 static void *work(void *arg)
 {
 	struct worker *w = arg;
+	const struct phase *p = cur;
 	unsigned long a0 = cidk_percpu_aborts(), last = a0;
 	/* the thread's own copy: the compiler keeps it in registers */
-	struct cidk_percpu_counter c = ctr[phase == 4];
+	struct cidk_percpu_counter c = ctr;
 
+	/* Below the interrupter, which then runs as soon as its timer fires
+	 * (at equal priority it waited behind four workers per CPU and sent
+	 * a tenth of its signals). */
+	setpriority(PRIO_PROCESS, (id_t)gettid(),
+		    getpriority(PRIO_PROCESS, 0) + WORKER_NICE);
 	/* Each worker brings its own nodes to the copy it runs on, so that
 	 * pops succeed wherever the scheduler puts the workers. */
-	if (phase == 2)
+	if (p->op == OP_LIST)
 		for (unsigned int i = 0; i < NODES_PER_THREAD; i++)
-			if (cidk_percpu_list_push(pool, h_list, CIDK_PERCPU_CPU_ID,
+			if (cidk_percpu_list_push(pool, p->h, p->idx,
 						  &w->nodes[i].node))
 				w->errors++;
 	pthread_barrier_wait(&barrier);
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		for (int k = 0; k < 256; k++) {
-			if (phase == 2) {
-				struct cidk_percpu_node *n = cidk_percpu_list_pop(
-					pool, h_list, CIDK_PERCPU_CPU_ID);
+			if (p->op == OP_LIST) {
+				struct cidk_percpu_node *n =
+					cidk_percpu_list_pop(pool, p->h, p->idx);
 
 				if (!n) {
 					w->empty++;
 					continue;
 				}
-				if (cidk_percpu_list_push(pool, h_list,
-							  CIDK_PERCPU_CPU_ID, n))
+				if (cidk_percpu_list_push(pool, p->h, p->idx, n))
 					w->errors++;
 				w->done++;
-			} else if (phase >= 3) {
+			} else if (p->op == OP_CMPEQV) {
+				cmpeqv_once(w, p->h, p->idx);
+			} else if (p->op == OP_COUNTER) {
 				if (cidk_percpu_counter_add(&c, 1))
 					w->errors++;
 				else
 					w->done++;
-			} else if (cidk_percpu_add_index(
-					   pool, phase ? h_cpu : h_cid,
-					   phase ? CIDK_PERCPU_CPU_ID
-						 : CIDK_PERCPU_MM_CID,
-					   1)) {
+			} else if (cidk_percpu_add_index(pool, p->h, p->idx, 1)) {
 				w->errors++;
 			} else {
 				w->done++;
@@ -140,6 +262,7 @@ static void *interrupter(void *arg)
 
 	while (w[n].tid)
 		n++;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); /* not 50 us late */
 	while (!atomic_load(&stop)) {
 		pthread_kill(w[i++ % n].tid, SIGUSR1);
 		nanosleep(&ts, NULL);
@@ -179,24 +302,73 @@ static void run_phase(struct worker *w, unsigned int t, int on_rseq)
 	pthread_barrier_destroy(&barrier);
 }
 
+/*
+ * Whether the kernel has rseq(2), asked directly: unregistering an area
+ * that is not registered fails with EINVAL where the call exists (ENOSYS
+ * on an old kernel or under valgrind, EPERM under a seccomp filter).
+ */
+static int kernel_has_rseq(void)
+{
+	return syscall(SYS_rseq, NULL, 0u, RSEQ_FLAG_UNREGISTER, 0u) == -1 &&
+	       errno == EINVAL;
+}
+
+/*
+ * The path percpu.h documents for this process, worked out from outside
+ * the library (not by asking it): rseq on x86-64 outside ThreadSanitizer
+ * when CIDK_PERCPU is not "atomic" and there is an rseq area -- glibc's
+ * (__rseq_size > 0) or, when glibc registered none, cidkit's own, which
+ * needs the kernel's rseq(2); mm_cid also needs a kernel that fills
+ * mm_cid.
+ */
+static enum cidk_percpu_path documented_path(enum cidk_percpu_index idx)
+{
+	const char *e = getenv("CIDK_PERCPU");
+	int forced = e && !strcmp(e, "atomic");
+
+	if (!TEST_X86_64 || TEST_TSAN || forced ||
+	    (__rseq_size == 0 && !kernel_has_rseq()))
+		return CIDK_PERCPU_ATOMIC;
+	if (idx == CIDK_PERCPU_MM_CID &&
+	    getauxval(AT_RSEQ_FEATURE_SIZE) < CIDK_RSEQ_FEATURE_MM_CID)
+		return CIDK_PERCPU_ATOMIC;
+	return CIDK_PERCPU_RSEQ;
+}
+
+/* The list phase's check: every node on exactly one list, once. */
+static void check_lists(const struct phase *p, struct item *items,
+			unsigned int nodes, uint64_t done)
+{
+	unsigned int once = 0, total = 0;
+
+	for (unsigned int i = 0; i < nodes; i++)
+		items[i].seen = 0;
+	for (unsigned int c = 0; c < pool->max_cids; c++) {
+		intptr_t *head = cidk_pool_ptr(pool, p->h, c);
+
+		for (struct cidk_percpu_node *n = (struct cidk_percpu_node *)*head;
+		     n && total <= nodes; n = n->next, total++)
+			((struct item *)n)->seen++;
+	}
+	for (unsigned int i = 0; i < nodes; i++)
+		once += items[i].seen == 1;
+	ok(total == nodes && once == nodes && done > 0,
+	   "%s: every node on one list exactly once (%u nodes, %u once, of %u)",
+	   p->name, total, once, nodes);
+}
+
 int main(void)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int t = 4u * (unsigned int)(online > 0 ? online : 1);
 	const char *expect = getenv("CIDK_EXPECT_PATH");
+	const char *forced = getenv("CIDK_PERCPU");
 	struct worker *w = calloc(t + 1, sizeof(*w));
 	struct sigaction sa;
 	struct item *items = calloc((size_t)t * NODES_PER_THREAD, sizeof(*items));
-	static const char *names[] = { "mm_cid", "cpu_id", "list by cpu_id",
-				       "counter by mm_cid",
-				       "counter by cpu_id" };
-	enum cidk_percpu_index kinds[] = { CIDK_PERCPU_MM_CID,
-					   CIDK_PERCPU_CPU_ID,
-					   CIDK_PERCPU_CPU_ID,
-					   CIDK_PERCPU_MM_CID,
-					   CIDK_PERCPU_CPU_ID };
-	cidk_pool_handle *sums[] = { &h_cid, &h_cpu, NULL, &h_ctr_cid,
-				     &h_ctr_cpu };
+	enum cidk_percpu_path want_cpu = documented_path(CIDK_PERCPU_CPU_ID);
+	enum cidk_percpu_path want_cid = documented_path(CIDK_PERCPU_MM_CID);
+	int ok_objects = 1;
 
 	if (!w || !items)
 		return 1;
@@ -208,6 +380,14 @@ int main(void)
 	     online, cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_MM_CID)),
 	     cidk_percpu_why(CIDK_PERCPU_MM_CID),
 	     cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_CPU_ID)));
+	ok(cidk_percpu_path(CIDK_PERCPU_CPU_ID) == want_cpu &&
+		   cidk_percpu_path(CIDK_PERCPU_MM_CID) == want_cid,
+	   "paths as documented: cpu_id %s, mm_cid %s (x86-64 %d, TSan %d, "
+	   "CIDK_PERCPU %s, __rseq_size %u, rseq(2) %d, rseq feature size %lu)",
+	   cidk_percpu_path_name(want_cpu), cidk_percpu_path_name(want_cid),
+	   TEST_X86_64, TEST_TSAN, forced ? forced : "unset",
+	   (unsigned int)__rseq_size, kernel_has_rseq(),
+	   getauxval(AT_RSEQ_FEATURE_SIZE));
 	if (expect)
 		ok(!strcmp(expect, cidk_percpu_path_name(
 					   cidk_percpu_path(CIDK_PERCPU_CPU_ID))),
@@ -215,72 +395,65 @@ int main(void)
 	pool = cidk_pool_create(cidk_percpu_nr_copies(), 256);
 	if (!ok(pool != NULL, "pool of %u copies", cidk_percpu_nr_copies()))
 		return done_testing();
-	h_cid = cidk_pool_alloc(pool, sizeof(intptr_t), sizeof(intptr_t), NULL);
-	h_cpu = cidk_pool_alloc(pool, sizeof(intptr_t), sizeof(intptr_t), NULL);
-	/* The list heads on their own line, away from the counters. */
-	h_list = cidk_pool_alloc(pool, sizeof(intptr_t), CIDK_POOL_LINE, NULL);
-	h_ctr_cid = cidk_pool_alloc(pool, sizeof(intptr_t), sizeof(intptr_t), NULL);
-	h_ctr_cpu = cidk_pool_alloc(pool, sizeof(intptr_t), sizeof(intptr_t), NULL);
-	ok(h_cid >= 0 && h_cpu >= 0 && h_list >= 0 && h_ctr_cid >= 0 &&
-		   h_ctr_cpu >= 0 &&
-		   !cidk_percpu_counter_init(&ctr[0], pool, h_ctr_cid,
-					     CIDK_PERCPU_MM_CID) &&
-		   !cidk_percpu_counter_init(&ctr[1], pool, h_ctr_cpu,
-					     CIDK_PERCPU_CPU_ID),
-	   "five objects allocated, two counters made");
+	/* The list heads on lines of their own, away from the counters. */
+	for (unsigned int i = 0; i < NR_PHASES; i++) {
+		size_t align = phases[i].op == OP_LIST ? CIDK_POOL_LINE
+						       : sizeof(intptr_t);
+
+		phases[i].h = cidk_pool_alloc(pool, sizeof(intptr_t), align, NULL);
+		ok_objects &= phases[i].h >= 0;
+	}
+	ok(ok_objects, "%zu objects allocated", NR_PHASES);
 
 	for (unsigned int i = 0; i < t; i++)
 		w[i].nodes = &items[(size_t)i * NODES_PER_THREAD];
 
-	for (phase = 0; phase < 5; phase++) {
+	for (unsigned int ph = 0; ph < NR_PHASES; ph++) {
+		const struct phase *p = &phases[ph];
 		uint64_t done = 0;
-		unsigned long aborts = 0, errors = 0;
-		enum cidk_percpu_index k = kinds[phase];
+		unsigned long aborts = 0, errors = 0, mismatch = 0, again = 0;
+		int on_rseq = cidk_percpu_path(p->idx) == CIDK_PERCPU_RSEQ;
 
-		run_phase(w, t, cidk_percpu_path(k) == CIDK_PERCPU_RSEQ);
+		if (p->op == OP_COUNTER &&
+		    !ok(!cidk_percpu_counter_init(&ctr, pool, p->h, p->idx),
+			"%s: counter made", p->name))
+			continue;
+		cur = p;
+		run_phase(w, t, on_rseq);
 		for (unsigned int i = 0; i < t; i++) {
 			done += w[i].done;
 			aborts += w[i].aborts;
 			errors += w[i].errors;
+			mismatch += w[i].mismatch;
+			again += w[i].again;
 		}
-		diag("%s: %llu operations, %lu aborts", names[phase],
-		     (unsigned long long)done, aborts);
-		ok(errors == 0, "%s: no operation failed (%lu)", names[phase],
-		   errors);
-		if (phase != 2) {
-			intptr_t sum = cidk_percpu_sum(pool, *sums[phase]);
+		if (p->op == OP_CMPEQV)
+			diag("%s: %llu operations, %lu aborts; %lu found the "
+			     "value changed, %lu the index changed",
+			     p->name, (unsigned long long)done, aborts,
+			     mismatch, again);
+		else
+			diag("%s: %llu operations, %lu aborts", p->name,
+			     (unsigned long long)done, aborts);
+		ok(errors == 0, "%s: no operation failed (%lu)", p->name, errors);
+		if (p->op == OP_LIST) {
+			check_lists(p, items, t * NODES_PER_THREAD, done);
+		} else {
+			intptr_t sum = cidk_percpu_sum(pool, p->h);
 
 			ok((uint64_t)sum == done && done > 0,
-			   "%s: sum of the copies %lld == adds done %llu",
-			   names[phase], (long long)sum,
+			   "%s: sum of the copies %lld == %s done %llu", p->name,
+			   (long long)sum,
+			   p->op == OP_CMPEQV ? "stores" : "adds",
 			   (unsigned long long)done);
-		} else {
-			unsigned int once = 0, total = 0;
-
-			for (unsigned int c = 0; c < pool->max_cids; c++) {
-				intptr_t *head = cidk_pool_ptr(pool, h_list, c);
-
-				for (struct cidk_percpu_node *n =
-					     (struct cidk_percpu_node *)*head;
-				     n && total <= t * NODES_PER_THREAD;
-				     n = n->next, total++)
-					((struct item *)n)->seen++;
-			}
-			for (unsigned int i = 0; i < t * NODES_PER_THREAD; i++)
-				once += items[i].seen == 1;
-			ok(total == t * NODES_PER_THREAD &&
-				   once == t * NODES_PER_THREAD && done > 0,
-			   "%s: every node on one list exactly once (%u nodes, "
-			   "%u once, of %u)",
-			   names[phase], total, once, t * NODES_PER_THREAD);
 		}
-		if (cidk_percpu_path(k) == CIDK_PERCPU_RSEQ)
+		if (on_rseq)
 			ok(aborts > 0,
 			   "%s: the kernel aborted critical sections (%lu)",
-			   names[phase], aborts);
+			   p->name, aborts);
 		else
 			ok(aborts == 0, "%s: atomic path, no aborts counted",
-			   names[phase]);
+			   p->name);
 	}
 	cidk_pool_destroy(pool);
 	free(items);
