@@ -119,12 +119,7 @@ static int run_prepare(struct run *x, const struct opts *o)
 	return 0;
 }
 
-/*
- * --replay LIST: comma-separated directives, T a task of the scenario:
- * "T" (as long as it can), "T:N" (N steps), "T/N" (N events),
- * "T@FUNC" or "T@FUNC*K" (until its next step is in FUNC, the K-th
- * time), "!" (stop there).  Fills @c's replay from @x's arrays.
- */
+/* A directive's count, 1..10000000: 0, or prints one line and returns 2. */
 static int parse_count(const char *s, unsigned long *v)
 {
 	char *end;
@@ -136,6 +131,12 @@ static int parse_count(const char *s, unsigned long *v)
 				 "1..10000000", cli_q(s)) : 0;
 }
 
+/*
+ * --replay LIST: comma-separated directives, T a task of the scenario:
+ * "T" (as long as it can), "T:N" (N steps), "T/N" (N events),
+ * "T@FUNC" or "T@FUNC*K" (until its next step is in FUNC, the K-th
+ * time), "!" (stop there, last).  Fills @c's replay from @x's arrays.
+ */
 static int parse_replay(struct run *x, const char *arg, struct chk_opts *c)
 {
 	char *p = x->replay_buf, *item;
@@ -256,9 +257,8 @@ static const char *replay_str(const struct run *x, char *buf, size_t len)
 
 static void print_human(const struct run *x, const struct opts *o)
 {
-	char rep[REPLAY_LEN];
-
 	const struct chk_result *r = &x->r;
+	char rep[REPLAY_LEN];
 
 	printf("%s (%s, %u CPUs, %u tasks): %s", x->s.name, x->policy,
 	       x->s.cpus, x->s.ntasks,
@@ -466,8 +466,6 @@ static int do_check(const struct opts *o)
 	struct jw w;
 	int rc;
 
-	if (o->json)
-		json_begin(&w);
 	for (unsigned int i = 0; o->scenario || scn_library[i]; i++) {
 		struct run x;
 
@@ -484,10 +482,14 @@ static int do_check(const struct opts *o)
 			run_free(&x);
 			return rc;
 		}
-		if (o->json)
+		if (o->json) {
+			/* opened at the first result: bad input prints nothing */
+			if (!n)
+				json_begin(&w);
 			print_json(&w, &x, o);
-		else
+		} else {
 			print_human(&x, o);
+		}
 		print_time(&x.r);
 		bad += x.r.verdict == CHK_VIOLATION;
 		n++;
@@ -496,7 +498,7 @@ static int do_check(const struct opts *o)
 			break;
 	}
 	if (o->json)
-		json_finish(&w);
+		json_finish(&w); /* (n >= 1: a scenario, or all of them) */
 	else if (n > 1)
 		printf("%u scenarios, %u with a violation\n", n, bad);
 	return bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;

@@ -263,6 +263,8 @@ run check --scenario "$walk" --replay 'T0'
 ok $? "--replay: one directive, then the rest without preemption to the end"
 
 expect_usage_error "--replay: no such task" check --scenario "$walk" --replay T9
+expect_usage_error "--replay: no such task (--json: nothing on stdout)" check --scenario "$walk" --replay T9 --json
+expect_usage_error "unknown scenario (--json: nothing on stdout)" check --scenario nosuch --json
 expect_usage_error "--replay: zero steps" check --scenario "$walk" --replay T0:0
 expect_usage_error "--replay: a count that is not one" check --scenario "$walk" --replay T0/x
 expect_usage_error "--replay: no function" check --scenario "$walk" --replay T0@
