@@ -49,6 +49,9 @@ echo "   ownership live lock (6.19 as merged) found, and gone with the fixes"
 step check --scenario livelock-3cpu
 echo "(exit status $? - a violation, with its trace)"
 step check --scenario livelock-3cpu --policy ownership
+echo "== one schedule replayed and stopped: a task schedules in while the fork's"
+echo "   walk is under way, and hands its CID to its CPU in transit"
+step check --scenario "$(dirname "$0")/../tests/data/check/walk.scn" --replay 'T1/2,T0@fixup_tasks_to_cpus,T1/1,!'
 step check --mutants
 echo "== counter reads: open once, pread many (cidkit cat, a drop-in for fastcat)"
 step cat --print /sys/devices/system/cpu/online /proc/loadavg
