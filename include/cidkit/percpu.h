@@ -434,7 +434,9 @@ CIDK__PERCPU_INLINE unsigned int cidk__percpu_read(enum cidk_percpu_index idx)
  * intptr_t @h of @pool, the copy chosen by @idx.  On the rseq path the
  * add is one non-locked instruction inside a critical section, restarted
  * on abort; on the atomic path a relaxed atomic fetch-add.
- * Returns 0, or -ERANGE (the index is >= pool->max_cids; nothing added).
+ * Returns 0, or -ERANGE (the index is >= pool->max_cids; nothing added),
+ * or on cidkit's own rseq area rseq(2)'s error for a thread that cannot
+ * register it (see "Paths" above; nothing added).
  * MT-safe; no ordering with other memory operations (a counter).
  */
 CIDK__PERCPU_INLINE int cidk_percpu_add_index(struct cidk_pool *pool,
@@ -463,7 +465,7 @@ CIDK__PERCPU_INLINE int cidk_percpu_add_index(struct cidk_pool *pool,
 /*
  * cidk_percpu_add - the one-line per-CPU counter: cidk_percpu_add_index
  * with the kernel's mm_cid (dense copies; cpu_id on the atomic path of a
- * kernel without mm_cid).  Returns 0 or -ERANGE.
+ * kernel without mm_cid).  Returns as cidk_percpu_add_index().
  */
 CIDK__PERCPU_INLINE int cidk_percpu_add(struct cidk_pool *pool, cidk_pool_handle h,
 				  intptr_t delta)
@@ -533,7 +535,7 @@ static inline int cidk_percpu_counter_init(struct cidk_percpu_counter *c,
 
 /*
  * cidk_percpu_counter_add - cidk_percpu_add_index() on the counter @c.
- * Returns 0 or -ERANGE.  MT-safe.  For the fast loop, pass a counter the
+ * Returns as cidk_percpu_add_index().  MT-safe.  For the fast loop, pass a counter the
  * compiler can see whole: a local, made by cidk_percpu_counter_init() or
  * copied (`struct cidk_percpu_counter c = *shared;`), whose address goes
  * to no function that is not inline.  It then stays in registers; else
@@ -602,7 +604,8 @@ static inline int cidk_percpu_cmpeqv_storev(struct cidk_pool *pool,
 /*
  * cidk_percpu_list_push - push @node (at least 2-byte aligned) on the
  * calling thread's copy of the list head @h (an intptr_t, NULL = empty).
- * Returns 0 or -ERANGE (index out of the pool; nothing pushed).  MT-safe.
+ * Returns 0 or -ERANGE (index out of the pool; nothing pushed), or as
+ * cidk_percpu_add_index() for a thread that cannot register.  MT-safe.
  */
 static inline int cidk_percpu_list_push(struct cidk_pool *pool,
 					cidk_pool_handle h,
@@ -640,8 +643,9 @@ static inline int cidk_percpu_list_push(struct cidk_pool *pool,
 /*
  * cidk_percpu_list_pop - pop the first node of the calling thread's copy
  * of the list head @h.  Returns the node, or NULL with errno: ENOENT (that
- * copy is empty; other copies may not be) or ERANGE (index out of the
- * pool).  MT-safe; a node may be pushed on one copy and popped from
+ * copy is empty; other copies may not be), ERANGE (index out of the
+ * pool), or rseq(2)'s error for a thread that cannot register cidkit's own
+ * area (see "Paths").  MT-safe; a node may be pushed on one copy and popped from
  * another (after a migration), so lists are per-CPU caches, not queues.
  */
 static inline struct cidk_percpu_node *

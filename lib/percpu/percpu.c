@@ -95,9 +95,9 @@ static const char *forced(void)
 }
 
 /*
- * Whether glibc's area holds an mm_cid the kernel fills: as lib/rseq's
- * constructor decides, recomputed here because the order of constructors
- * is not specified.
+ * Whether the area (glibc's, or cidkit's own) holds an mm_cid the kernel
+ * fills: as lib/rseq's constructor decides, recomputed here because the
+ * order of constructors is not specified.
  */
 static int has_mm_cid(void)
 {
