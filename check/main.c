@@ -298,11 +298,14 @@ static void print_human(const struct run *x, const struct opts *o)
  */
 static void print_time(const struct chk_result *r)
 {
+	double s = r->seconds > 0 ? r->seconds : 0.0;
+
 	fflush(stdout);
-	fprintf(stderr, "time: %.2f s, %.0f schedules/s, %.0f steps/s\n",
-		r->seconds,
-		r->seconds > 0 ? (double)r->schedules / r->seconds : 0.0,
-		r->seconds > 0 ? (double)r->steps / r->seconds : 0.0);
+	fprintf(stderr,
+		"time: %.2f s, %.0f schedules/s, %.0f distinct states/s, "
+		"%.0f steps/s\n",
+		r->seconds, s ? (double)r->schedules / s : 0.0,
+		s ? (double)r->states / s : 0.0, s ? (double)r->steps / s : 0.0);
 }
 
 static void json_trace(struct jw *w, const struct chk_model *m,
