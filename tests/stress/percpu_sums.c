@@ -78,21 +78,10 @@
 #include <cidkit/percpu.h>
 
 #include "tap.h"
+#include "tsan.h"
 
 #ifndef AT_RSEQ_FEATURE_SIZE
 #define AT_RSEQ_FEATURE_SIZE 27
-#endif
-
-/* The build's -fsanitize=thread reaches this file as it reaches the library. */
-#if defined(__SANITIZE_THREAD__)
-#define TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TEST_TSAN 1
-#endif
-#endif
-#ifndef TEST_TSAN
-#define TEST_TSAN 0
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)

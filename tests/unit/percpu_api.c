@@ -23,18 +23,7 @@
 #include <cidkit/percpu.h>
 
 #include "tap.h"
-
-/* A ThreadSanitizer build, by the compiler's word, not the library's. */
-#if defined(__SANITIZE_THREAD__)
-#define TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TEST_TSAN 1
-#endif
-#endif
-#ifndef TEST_TSAN
-#define TEST_TSAN 0
-#endif
+#include "tsan.h"
 
 struct rseq_cs_desc {
 	uint32_t version, flags;
