@@ -35,7 +35,8 @@
  *     finds its index all ones (out of every pool) until then.  A thread
  *     whose registration fails -- another library registered an area of
  *     its own for it -- gets that error (-EBUSY, -EINVAL) from every
- *     operation: it cannot take the atomic path while others take rseq.
+ *     operation: it cannot take the atomic path while others take rseq
+ *     (such a program should set CIDK_PERCPU=atomic).
  *     mm_cid indexing also needs a kernel that provides mm_cid (Linux
  *     >= 6.3).
  *   - atomic: everything else (aarch64 included: not written yet).  The
