@@ -299,7 +299,7 @@ static int parse_script(struct parse *p, struct scn_task *t, const char *c,
 	struct scenario *s = p->s;
 
 	for (;;) {
-		char w[16], a[32];
+		char w[16], a[256]; /* the longest cpulist of 64 CPUs: 181 */
 		struct scn_event *e;
 
 		c = skip_ws(c);
@@ -456,6 +456,9 @@ int scn_parse(const char *text, struct scenario *s, char *why, size_t len)
 		} else if (!strcmp(key, "cpus")) {
 			char v[16];
 
+			/* (once: the tasks' CPUs were checked against it) */
+			if (s->cpus)
+				return err(&p, "'cpus' given twice");
 			r = word(r, v, sizeof(v));
 			if (parse_uint(v, SCN_MAX_CPUS, &s->cpus) || !s->cpus ||
 			    *skip_ws(r))
@@ -464,7 +467,7 @@ int scn_parse(const char *text, struct scenario *s, char *why, size_t len)
 			s->allowed = s->cpus == 64 ? UINT64_MAX
 						   : (1ull << s->cpus) - 1;
 		} else if (!strcmp(key, "allowed")) {
-			char v[64];
+			char v[256]; /* as an affinity's cpulist */
 
 			if (!s->cpus)
 				return err(&p, "'cpus' must come before 'allowed'");

@@ -7,7 +7,7 @@
  *	# a comment
  *	name   livelock-3cpu
  *	about  one line saying what it shows
- *	cpus   3
+ *	cpus   3                        (once, before 'allowed' and the tasks)
  *	allowed 0-1                     (every task's CPUs; default all)
  *	policy ownership:v6.19          (the default when --policy is not given)
  *	expect violation                (or: pass; what the default policy should give)

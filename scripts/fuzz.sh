@@ -14,9 +14,10 @@ cc=${FUZZ_CC:-clang}
 out=build-fuzz
 flags="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Iinclude -Ilib -Itests/fuzz
-       -Itools/cidkit"
+       -Itools/cidkit -Icheck"
 lib="lib/mask/*.c lib/topo/*.c lib/resctrl/*.c lib/util/*.c lib/call/*.c
-     tools/cidkit/cli.c tools/cidkit/opt.c tools/cidkit/taskset.c"
+     tools/cidkit/cli.c tools/cidkit/opt.c tools/cidkit/taskset.c
+     check/scenario.c"
 mkdir -p "$out"
 status=0
 names=${*:-$(for f in tests/fuzz/fuzz_*.c; do

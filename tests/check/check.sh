@@ -175,6 +175,11 @@ task A initial: in 0; fork B; out
 task C initial: in 1; fork B; out
 task B: in 0'
 bad "no cpus" 'task A initial: in 0'
+bad "cpus twice (found by fuzz_scenario: the tasks' CPUs were checked against the first)" 'cpus 64
+task A initial: affinity 0-63; in 20; out
+cpus 2'
+bad "a CPU beyond the machine at the end of a long cpulist" 'cpus 64
+allowed 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64'
 bad "unknown keyword" 'cpus 2
 colour blue'
 bad "too many tasks" 'cpus 1
@@ -276,6 +281,20 @@ expect_usage_error "--replay without --scenario" check --replay T0
 expect_usage_error "--replay with --random" check --scenario "$walk" --replay T0 --random 5
 head -c 17000 /dev/zero | tr '\0' 'x' >"$tmp/big.txt"
 expect_usage_error "--replay over 16 KiB" check --scenario "$walk" --replay "$(cat "$tmp/big.txt")"
+
+# A cpulist of all 64 CPUs one by one (181 bytes) is a cpulist like any
+# other (the parser's word once held 31 bytes: found by fuzz_scenario).
+all64=$(i=0; while [ $i -lt 64 ]; do
+	[ $i -gt 0 ] && printf ,
+	printf '%d' $i
+	i=$((i + 1))
+done)
+printf 'cpus 64\nallowed %s\ntask A initial: in 63; affinity %s; out\n' \
+	"$all64" "$all64" >"$tmp/wide.scn"
+run check --scenario "$tmp/wide.scn" --policy bitmap
+[ $rc -eq 0 ] && [ ${#all64} -eq 181 ] &&
+	echo "$out" | grep -q '^(unnamed) (bitmap, 64 CPUs, 1 tasks): pass'
+ok $? "a scenario with 64 CPUs listed one by one, in 'allowed' and in 'affinity'"
 
 # docs/check.md's command outputs are checked byte for byte by
 # tests/docs/cram.py (suite docs).
