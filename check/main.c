@@ -390,7 +390,7 @@ static int load_scenario(const char *arg, struct scenario *s)
 		return cli_error("check: no scenario named '%s' (see --list)", arg);
 	f = fopen(arg, "r");
 	if (!f)
-		return cli_error("check: %s: %s", arg, strerror(errno));
+		return cli_error("check: %s: %s", cli_q(arg), strerror(errno));
 	buf = malloc(MAX_FILE + 1);
 	if (!buf) {
 		fclose(f);
@@ -400,17 +400,17 @@ static int load_scenario(const char *arg, struct scenario *s)
 	fclose(f);
 	if (n > MAX_FILE) {
 		free(buf);
-		return cli_error("check: %s: larger than %u bytes", arg, MAX_FILE);
+		return cli_error("check: %s: larger than %u bytes", cli_q(arg), MAX_FILE);
 	}
 	buf[n] = '\0';
 	if (memchr(buf, '\0', n)) {
 		free(buf);
-		return cli_error("check: %s: not a text file", arg);
+		return cli_error("check: %s: not a text file", cli_q(arg));
 	}
 	rc = scn_parse(buf, s, why, sizeof(why));
 	free(buf);
 	if (rc)
-		return cli_error("check: %s: %s", arg, why);
+		return cli_error("check: %s: %s", cli_q(arg), why);
 	return 0;
 }
 

@@ -196,6 +196,10 @@ __attribute__((format(printf, 2, 3))) static int err(struct parse *p,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* the file's own bytes may be quoted: no control byte on the terminal */
+	for (char *q = msg; *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '?';
 	snprintf(p->why, p->len, "line %u: %s", p->line, msg);
 	return -EINVAL;
 }

@@ -175,6 +175,12 @@ task A initial: in 0; fork B; out
 task C initial: in 1; fork B; out
 task B: in 0'
 bad "no cpus" 'task A initial: in 0'
+printf 'cpus 2\ntask A initial: in 0; \033[31mred\n' >"$tmp/esc.scn"
+run check --scenario "$tmp/esc.scn"
+[ $rc -eq 2 ] && echo "$err" | grep -q "unknown event '?\[31mred'" &&
+	! printf '%s' "$err" | LC_ALL=C grep -q "$(printf '\033')"
+ok $? "bad scenario: its own bytes are quoted without control bytes (an escape sequence)"
+
 bad "cpus twice (found by fuzz_scenario: the tasks' CPUs were checked against the first)" 'cpus 64
 task A initial: affinity 0-63; in 20; out
 cpus 2'
