@@ -133,7 +133,6 @@ static void make_entry(const char *rel, size_t rlen, const uint8_t *body,
 	size_t off = (size_t)snprintf(path, sizeof(path), "%s/", root);
 	size_t n = off, comp = off;
 	unsigned int depth = 0;
-	int fd;
 
 	if (!rlen || rlen > MAX_PATH || (rel[0] != 'r' && rel[0] != 's') ||
 	    (rlen > 1 && rel[1] != '/'))
@@ -165,25 +164,19 @@ static void make_entry(const char *rel, size_t rlen, const uint8_t *body,
 		removed(path + off);
 		return;
 	}
-	if (blen == 5 && !memcmp(body, "\x02" "fifo", 5)) {
-		if (!mkfifo(path, 0644))
-			add(path + off, K_FIFO, NULL, 0);
-		return;
+	switch (fuzz_tree_make(path, body, blen)) {
+	case FUZZ_TREE_FIFO:
+		add(path + off, K_FIFO, NULL, 0);
+		break;
+	case FUZZ_TREE_DIR:
+		add(path + off, K_DIR, NULL, 0);
+		break;
+	case FUZZ_TREE_FILE:
+		add(path + off, K_FILE, body, blen);
+		break;
+	case FUZZ_TREE_NOTHING:
+		break;
 	}
-	if (blen == 4 && !memcmp(body, "\x02" "dir", 4)) {
-		if (!mkdir(path, 0755))
-			add(path + off, K_DIR, NULL, 0);
-		return;
-	}
-	/* O_NONBLOCK: an earlier record may have made this path a FIFO */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK,
-		  0644);
-	if (fd < 0)
-		return;
-	if (write(fd, body, blen) < 0)
-		abort();
-	close(fd);
-	add(path + off, K_FILE, body, blen);
 }
 
 /* Apply records from @p to a 0x03 record or @end; returns where it stopped. */

@@ -45,7 +45,6 @@ static void make_entry(const char *rel, size_t rlen, const uint8_t *body,
 	char path[PATH_MAX];
 	size_t n = (size_t)snprintf(path, sizeof(path), "%s/devices/system/", root);
 	unsigned int depth = 0;
-	int fd;
 
 	if (!rlen || rlen > 200)
 		return;
@@ -65,22 +64,7 @@ static void make_entry(const char *rel, size_t rlen, const uint8_t *body,
 	if (path[n - 1] == '/')
 		return;
 	parents(path);
-	if (blen == 5 && !memcmp(body, "\x02" "fifo", 5)) {
-		mkfifo(path, 0644);
-		return;
-	}
-	if (blen == 4 && !memcmp(body, "\x02" "dir", 4)) {
-		mkdir(path, 0755);
-		return;
-	}
-	/* O_NONBLOCK: an earlier record may have made this path a FIFO */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK,
-		  0644);
-	if (fd < 0)
-		return;
-	if (write(fd, body, blen) < 0)
-		abort();
-	close(fd);
+	fuzz_tree_make(path, body, blen);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
