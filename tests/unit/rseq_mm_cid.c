@@ -4,8 +4,13 @@
  * mm_cid; every value must be below the documented bound
  * min(allowed CPUs, threads of the process) (docs/cid.md, docs/rseq.md:
  * on a 2-CPU machine that is 2, not T + 1) and below the possible CPUs.
- * Skipped (plan 1..0 # SKIP, exit 0) when the kernel or the registration
- * provides no mm_cid.
+ * Then the promise that makes mm_cid an index (tests/rseq_oracle.h): N
+ * threads running at once, each pinned to its own CPU, hold N distinct
+ * mm_cids below N; and the value agrees with the raw word of glibc's area
+ * read without libcidkit.  Skipped (plan 1..0 # SKIP, exit 0) only when
+ * the kernel's auxiliary vector says it fills no mm_cid (feature size
+ * below 28); a library that reports no mm_cid on a kernel that has it
+ * fails.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,6 +22,7 @@
 #include <cidkit/rseq.h>
 
 #include "tap.h"
+#include "rseq_oracle.h"
 
 #define T 6
 #define ROUNDS 200
@@ -54,6 +60,37 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static int read_mm_cid(void)
+{
+	return cidk_rseq_mm_cid();
+}
+
+static void check_concurrent(void)
+{
+	static struct oracle_run run;
+
+	int rc = oracle_concurrent(&run, read_mm_cid);
+
+	if (!ok(rc == 0 && run.n > 0,
+		"%u threads pinned to distinct CPUs started", run.n))
+		return;
+	ok(run.stable >= ORACLE_ROUNDS / 2,
+	   "%u of %d rounds with every thread's mm_cid unchanged across the "
+	   "round", run.stable, ORACLE_ROUNDS);
+	ok(run.broken == 0,
+	   "%u threads running at once hold distinct mm_cids below %u in every "
+	   "such round (%u broke it%s%s)", run.n, run.n, run.broken,
+	   run.broken ? ", first " : "", run.first_broken);
+	if (__rseq_size)
+		ok(atomic_load(&run.raw_agree) >= run.n &&
+		   atomic_load(&run.raw_disagree) == 0,
+		   "glibc's area read through the thread register and __rseq_offset "
+		   "agrees with cidk_rseq_mm_cid(): %u agree, %u disagree",
+		   atomic_load(&run.raw_agree), atomic_load(&run.raw_disagree));
+	else
+		diag("glibc registered no area: the raw comparison needs one");
+}
+
 int main(void)
 {
 	struct cidk_rseq_info info;
@@ -67,8 +104,11 @@ int main(void)
 	if (sched_getaffinity(0, sizeof(allowed), &allowed))
 		CPU_ZERO(&allowed);
 	cidk_rseq_info(&info);
-	if (!info.has_mm_cid)
-		skip_all("no rseq mm_cid (kernel feature size or registration)");
+	if (!oracle_kernel_mm_cid())
+		skip_all("this kernel fills no rseq mm_cid (AT_RSEQ_FEATURE_SIZE < 28)");
+	ok(info.has_mm_cid, "the kernel fills mm_cid (feature size %lu): the "
+	   "library reads it (registered by %s)",
+	   getauxval(AT_RSEQ_FEATURE_SIZE), cidk_rseq_owner_name(info.owner));
 	c = cidk_rseq_mm_cid();
 	ok(c >= 0 && c < ncpus, "main thread alone: mm_cid %d in [0, %ld)", c,
 	   ncpus);
@@ -96,5 +136,6 @@ int main(void)
 	   "mm_cid < min(allowed CPUs %d, threads %d) (max %d < %d)", nallowed,
 	   T + 1, hi, bound);
 	ok(hi < ncpus, "mm_cid < possible CPUs (max %d < %ld)", hi, ncpus);
+	check_concurrent();
 	return done_testing();
 }
