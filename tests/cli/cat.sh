@@ -97,8 +97,8 @@ expect_usage_error "a directory cannot be read" cat "$d/dir"
 case "$err" in "cidkit: $d/dir: Is a directory") true ;; *) false ;; esac
 ok $? "read failure names the file and the reason"
 
-run cat --keep-going --print "$d/nope" "$d/a" "$d/dir" "$d/c"
-[ $rc -eq 1 ] && [ "$out" = "$d/a: 12345
+run_status 1 cat --keep-going --print "$d/nope" "$d/a" "$d/dir" "$d/c"
+[ "$out" = "$d/a: 12345
 $d/c: no newline" ] && [ "$(wc -l <"$tmp/err")" -eq 2 ]
 ok $? "--keep-going: reports each bad file, prints the rest, exit 1"
 

@@ -30,13 +30,13 @@ for v in "la${nl}zy" "$ctl" "$long"; do
 	expect_usage_error "unknown option" topo "--$v"
 	expect_usage_error "--sysfs-root" topo --sysfs-root "/nonexistent/$v"
 done
-run sim locality --policy "la${nl}zy"
+run_status 2 sim locality --policy "la${nl}zy"
 [ "$err" = "cidkit: sim locality: unknown policy 'la\\nzy' (per-cpu, bitmap, lazy, lazy-batched, cache-local, inherit, ownership)" ]
 ok $? "a newline is shown as \\n"
-run sim locality --policy "$ctl"
+run_status 2 sim locality --policy "$ctl"
 case "$err" in *"'a\\x01b'"*) true ;; *) false ;; esac
 ok $? "a control byte is shown as \\x01"
-run "$long"
+run_status 2 "$long"
 case "$err" in *"…'"*) [ ${#err} -lt 200 ] ;; *) false ;; esac
 ok $? "a 300-byte value is cut with … (${#err} bytes)"
 
@@ -88,7 +88,7 @@ if [ -d "$tmp/vm/devices/system/node/node0" ]; then
 	expect_usage_error "node00 next to node0" topo --sysfs-root "$tmp/vm"
 	rm -rf "$tmp/vm/devices/system/node/node00"
 fi
-run topo --sysfs-root "$tmp/vm"
+run_status any topo --sysfs-root "$tmp/vm"
 [ $rc -eq 0 ] || [ $rc -eq 1 ]
 ok $? "the tree without the misspelt names reads again"
 f=$tmp/vm/devices/system/cpu/cpu0/topology/core_cpus_list

@@ -120,7 +120,7 @@ expect_usage_error "--score without the 10 ms delay" sim locality --reference --
 expect_usage_error "unknown scenario" sim frobnicate
 expect_usage_error "unknown config" sim locality --config 9c9l3
 expect_usage_error "unknown policy" sim locality --policy fastest
-run sim locality --policy fastest
+run_status 2 sim locality --policy fastest
 echo "$err" | grep -q 'ownership)'
 ok $? "the unknown-policy message lists ownership"
 expect_usage_error "per-cpu is not a CID policy for scan" sim scan --policy per-cpu

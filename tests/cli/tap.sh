@@ -1,5 +1,8 @@
 # tests/cli/tap.sh - TAP helpers for the command's end-to-end tests.
 # Source it; then: run ARGS... (sets $out $err $rc), ok COND "what", done.
+# The exit status is always checked: the first ok after `run` fails unless
+# the command exited 0; `run_status N ARGS...` expects exit N instead
+# (`any`: whatever it is, the test judges $rc itself).
 # ok COND "what" FILE: on failure, show FILE (first 40 lines) instead of
 # the last run's output.
 # skip_all "why" before any ok: plan "1..0 # SKIP why", exit 0 (meson's TAP
@@ -9,7 +12,14 @@ failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+want_rc=
 run() {
+	run_status 0 "$@"
+}
+
+run_status() {
+	want_rc=$1
+	shift
 	"$CIDKIT" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	out=$(cat "$tmp/out")
@@ -18,10 +28,15 @@ run() {
 
 ok() {
 	n=$((n + 1))
-	if [ "$1" = 0 ]; then
+	why=
+	if [ -n "$want_rc" ] && [ "$want_rc" != any ] && [ "$rc" != "$want_rc" ]; then
+		why=" (exit $rc, expected $want_rc)"
+	fi
+	want_rc=
+	if [ "$1" = 0 ] && [ -z "$why" ]; then
 		echo "ok $n - $2"
 	else
-		echo "not ok $n - $2"
+		echo "not ok $n - $2$why"
 		failed=$((failed + 1))
 		if [ $# -ge 3 ]; then
 			[ -f "$3" ] && sed 's/^/#   /' "$3" | head -40
@@ -38,7 +53,7 @@ ok() {
 expect_usage_error() {
 	what=$1
 	shift
-	run "$@"
+	run_status 2 "$@"
 	lines=$(wc -l <"$tmp/err")
 	[ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ -z "$out" ] &&
 		case "$err" in "cidkit: "*) true ;; *) false ;; esac

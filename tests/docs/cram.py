@@ -16,7 +16,9 @@ is checked.  In it, each line starting with "$ " is a command (run by
 sh -c from the top of the tree, "build/cidkit" replaced by CIDKIT); the
 lines after it, up to the next "$ " line or the closing fence, are its
 standard output, compared whole (a command's wall clock goes to its
-standard error).  A block preceded by the line
+standard error).  The exit status is part of the output, as in cram: a
+command that exits N != 0 shows "[N]" as its last line; a command shown
+without it must exit 0.  A block preceded by the line
 
   <!-- docs-test: slow -->
 
@@ -93,6 +95,8 @@ def run(cmd, cidkit, root):
     out = r.stdout.split("\n")
     if out and out[-1] == "":
         out.pop()
+    if r.returncode:
+        out.append(f"[{r.returncode}]")
     return out, r.returncode, r.stderr
 
 
@@ -235,6 +239,16 @@ def self_test(cidkit, paths, root):
         ok([s for _, s, _ in r] == ["not ok", "ok"],
            "a benchmark sample must give its date: undated refused, dated "
            "accepted")
+        # the exit status is part of the output: "[3]" shown and exit 3
+        # passes; the same output without it, or exit 0 with it, fails
+        ex = "```\n$ build/cidkit cpulist --nbits 8 0-3; exit %d\n0-3\n%s```\n"
+        res = []
+        for rc, shown in ((3, "[3]\n"), (3, ""), (0, "[3]\n"), (0, "")):
+            open(copy, "w", encoding="utf-8").write(ex % (rc, shown))
+            res.append(check_file(copy, cidkit, root)[0][1])
+        ok(res == ["ok", "not ok", "not ok", "ok"],
+           "exit status: [3] shown for exit 3 passes, missing fails, shown for "
+           f"exit 0 fails, absent for exit 0 passes ({res})")
         # a slow block is skipped unless --slow
         open(copy, "w", encoding="utf-8").write(
             f"{SLOW_MARK}\n```\n$ build/cidkit cpulist --nbits 8 0-3\n0-2\n```\n")
