@@ -11,6 +11,8 @@
 #ifndef CIDKIT_BENCH_LEASE_H
 #define CIDKIT_BENCH_LEASE_H
 
+#include <stdint.h>
+
 #include "util/stats.h"
 
 struct bench_lease_row {
@@ -19,6 +21,13 @@ struct bench_lease_row {
 	struct cidk__summary ns; /* ns per pair over the repetitions */
 	double rmw_per_pair;	 /* leases: atomic RMWs (bitmap + slots) per
 				    pair, from the mm's counters; else -1 */
+	uint64_t pairs;		 /* pairs timed: threads x iters x reps */
+	uint64_t done;		 /* of those, pairs whose work was seen done:
+				    a lease's CID >= 0 (and 0 for the row if
+				    any was at or above the domain's capacity),
+				    the mutex's counter (incremented under the
+				    lock, read at the end), a won CAS, an
+				    mm_cid read from the kernel (>= 0) */
 };
 
 /*

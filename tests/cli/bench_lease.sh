@@ -3,17 +3,44 @@
 CIDKIT=${1:?usage: bench_lease.sh path/to/cidkit}
 . "$(dirname "$0")/tap.sh"
 
-run bench lease --threads 2 --iters 2000 --reps 3 --json
-[ $rc -eq 0 ] && [ -z "$err" ] && printf '%s' "$out" | python3 -c '
-import json, sys
+# The work was done, not only timed: every row's pairs are threads x iters
+# x reps, and each pair did its work (a CID below the domain's capacity, the
+# mutex's own counter, a won CAS, an mm_cid where the kernel fills one: its
+# auxiliary vector read here, AT_RSEQ_FEATURE_SIZE >= 28).  The lease's
+# atomics per pair are the designs': bitmap takes and gives back a bit (2),
+# the lazy family reuses its per-CPU slot (one CAS: 1).  The references in
+# their order: one load (kernel-mm_cid) below one CAS and one store (the
+# floor), the floor below the bitmap lease (two RMWs on a shared line and
+# more), for one thread (medians of 5).
+run bench lease --threads 2 --iters 20000 --reps 5 --json
+[ -z "$err" ] && printf '%s' "$out" | python3 -c '
+import json, struct, sys
 r = json.load(sys.stdin)["results"]
 whats = {(x["what"], x["threads"]) for x in r}
 want = {("lease:" + p, t) for p in ("bitmap", "lazy", "lazy-batched", "cache-local", "inherit", "ownership") for t in (1, 2)}
 want |= {(w, t) for w in ("mutex", "kernel-mm_cid", "floor:cas+store") for t in (1, 2)}
 assert want <= whats, (want - whats)
-assert all(x["ns_per_pair"] > 0 for x in r)
-'
-ok $? "--json: a row per policy and the mutex, for 1 and 2 threads, ns > 0"
+aux = open("/proc/self/auxv", "rb").read()
+aux = dict(struct.iter_unpack("QQ", aux))
+mm_cid = aux.get(27, 0) >= 28
+for x in r:
+    assert x["pairs"] == x["threads"] * 20000 * 5, x
+    if x["what"] == "kernel-mm_cid" and not mm_cid:
+        assert x["done"] == 0, x
+    else:
+        assert x["done"] == x["pairs"], x
+    assert x["ns_per_pair"] > 0, x
+row = {(x["what"], x["threads"]): x for x in r}
+for t in (1, 2):
+    assert row[("lease:bitmap", t)]["rmw_per_pair"] == 2.0, row[("lease:bitmap", t)]
+for p in ("lazy", "lazy-batched", "cache-local"):
+    assert row[("lease:" + p, 1)]["rmw_per_pair"] == 1.0, row[("lease:" + p, 1)]
+ns = {w: row[(w, 1)]["ns_per_pair"] for w in ("kernel-mm_cid", "floor:cas+store", "lease:bitmap")}
+if mm_cid:
+    assert ns["kernel-mm_cid"] < ns["floor:cas+store"], ns
+assert ns["floor:cas+store"] < ns["lease:bitmap"], ns
+' 2>"$tmp/why"
+ok $? "--json: every way, 1 and 2 threads; every pair ran and did its work; RMWs per pair; references in order" "$tmp/why"
 
 # --threads 1: every row of the table (what, threads, ...) is for 1 thread,
 # and each way has its row.  (The old check, "no line matching ' 2 .*x$'",

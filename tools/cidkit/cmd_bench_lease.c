@@ -45,8 +45,10 @@ int cmd_bench_lease(int argc, char **argv)
 	static const struct bench_loop_cmd c = {
 		"bench lease", about, "threads of the second measurement",
 		"pairs per thread per repetition",
-		"{\"results\": [{\"what\", \"threads\", \"ns_per_pair\"}, ...]} "
-		"with the medians",
+		"{\"results\": [{\"what\", \"threads\", \"ns_per_pair\", \"pairs\", "
+		"\"done\", \"rmw_per_pair\"}, ...]} with the medians; pairs timed and "
+		"pairs seen doing their work (a CID in range, the mutex's counter, a won "
+		"CAS, an mm_cid read)",
 		200000,
 	};
 	struct bench_loop_args a;
@@ -70,6 +72,10 @@ int cmd_bench_lease(int argc, char **argv)
 			jw_kstr(&j, "what", rows[i].what);
 			jw_kuint(&j, "threads", rows[i].threads);
 			jw_knum(&j, "ns_per_pair", rows[i].ns.median, 2);
+			jw_kuint(&j, "pairs", rows[i].pairs);
+			jw_kuint(&j, "done", rows[i].done);
+			if (rows[i].rmw_per_pair >= 0)
+				jw_knum(&j, "rmw_per_pair", rows[i].rmw_per_pair, 2);
 			jw_obj_end(&j);
 		}
 		bench_loop_json_end(&j);
