@@ -1,8 +1,9 @@
 #!/bin/sh
 # cidkit check: the interleaving explorer end to end, on the scenario
 # library.  Finds the two published ownership bugs on ownership:v6.19 and
-# none on the current design; every policy passes every scenario; every
-# mutant is killed; same input, same bytes; bad input is one line, exit 2.
+# none on the current design; every mutant is killed by its own run (and
+# its scenario passes without it); same input, same bytes; bad input is one
+# line, exit 2.  Every policy on every scenario: matrix.py.
 CIDKIT=${1:?usage: check.sh path/to/cidkit}
 . "$(dirname "$0")/../cli/tap.sh"
 
@@ -17,9 +18,9 @@ ok $? "--list: 15 scenarios, the published live lock among them"
 
 # The published bugs, found on the merged design (each well under 60 s).
 for s in published-livelock livelock-3cpu; do
-	run check --scenario $s
+	run_status 1 check --scenario $s
 	steps=$(echo "$out" | sed -n 's/^trace: \([0-9]*\) steps.*/\1/p')
-	[ $rc -eq 1 ] && echo "$out" | grep -q '^liveness: ' &&
+	echo "$out" | grep -q '^liveness: ' &&
 		echo "$out" | grep -q 'T1 spins in get_cid' &&
 		echo "$out" | grep -q 'T0 waits in task_rq_lock .* for lock cpu2.rq_lock, held by T1' &&
 		[ -n "$steps" ] && [ "$steps" -le 60 ] &&
@@ -27,8 +28,8 @@ for s in published-livelock livelock-3cpu; do
 	ok $? "$s on ownership:v6.19: the live lock, T1 spinning in get_cid under cpu2's lock ($steps steps)"
 done
 
-run check --scenario concurrent-forks
-[ $rc -eq 1 ] && echo "$out" | grep -q '^liveness: .*TA waits to switch in on CPU 2, where TB runs; TB spins in get_cid' &&
+run_status 1 check --scenario concurrent-forks
+echo "$out" | grep -q '^liveness: .*TA waits to switch in on CPU 2, where TB runs; TB spins in get_cid' &&
 	echo "$out" | grep -q '^TA: running\|^TA: not running'
 ok $? "concurrent-forks on ownership:v6.19: the stall (TB waits for the CID TA kept)"
 
@@ -42,12 +43,8 @@ run check --scenario published-livelock --policy ownership --preemptions 1
 [ $rc -eq 0 ] && echo "$out" | grep -q ': pass - '
 ok $? "published-livelock on ownership: no violation within 1 preemption"
 
-# Every policy, every scenario (the v6.19 ones run under the policy given).
-for p in bitmap lazy lazy-batched cache-local inherit ownership; do
-	run check --policy $p --preemptions 1
-	[ $rc -eq 0 ] && echo "$out" | grep -q '^15 scenarios, 0 with a violation'
-	ok $? "$p: all 15 scenarios pass within 1 preemption"
-done
+# Every policy, every scenario at 2 preemptions: tests/check/matrix.py
+# (check_matrix), in the plain and the ASan+UBSan builds.
 
 # Sleep sets prune schedules, never states: with and without them the
 # search reaches the same distinct states (and the same verdict).
@@ -60,10 +57,47 @@ for s in switch-back lazy-put fork-exit; do
 	ok $? "$s: sleep sets reach the same states with no more schedules ($a vs $b)"
 done
 
-run check --mutants
-[ $rc -eq 0 ] && echo "$out" | grep -q '^13 of 13 mutants killed' &&
-	! echo "$out" | grep -q SURVIVED
-ok $? "--mutants: all 13 deliberately broken builds are caught"
+# Each mutant judged by its own run, not by the table's summary line: with
+# the mutant switched on, the scenario that should catch it gives a
+# violation of the named property (exit 1); the same run without the mutant
+# passes (exit 0).  The list is this test's, written from what each mutant
+# breaks; the table must name exactly these.
+mutants="take-test-then-set:bitmap:switch-back:safety
+bitmap-put-early:bitmap:switch-back:quiescence
+inherit-no-put:inherit:switch-back:quiescence
+inherit-no-bound:inherit:exit-shrink:safety
+lazy-scan-busy:lazy:scan-race:quiescence
+lazy-put-keeps-slot:lazy:scan-race:quiescence
+own-no-transit-clear:ownership:switch-back:final
+own-walk-drop-running:ownership:switch-back:quiescence
+own-keep-transit:ownership:switch-back:quiescence
+own-converge-no-put:ownership:exit-shrink:quiescence
+own-no-rq-recheck:ownership:fork-walk-migrate:quiescence
+lease-claim-no-cas:lazy:lease-claim:quiescence
+lease-exit-any:lazy:lease-leave:quiescence"
+for m in $mutants; do
+	IFS=: read -r name pol scn prop <<EOF_M
+$m
+EOF_M
+	run_status 1 check --mutant "$name" --policy "$pol" --scenario "$scn" --json
+	printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert len(r) == 1 and r[0]["verdict"] == "violation" and r[0]["property"] == sys.argv[1], r[0]
+' "$prop" 2>"$tmp/why"
+	ok $? "mutant $name: $scn on $pol finds a $prop violation" "$tmp/why"
+	run check --policy "$pol" --scenario "$scn"
+	echo "$out" | grep -q ': pass - '
+	ok $? "without mutant $name: $scn on $pol passes"
+done
+run check --mutants --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+got = sorted(m["mutant"] for m in json.load(sys.stdin))
+want = sorted(l.split(":")[0] for l in sys.argv[1].split())
+assert got == want, (got, want)
+' "$mutants" 2>"$tmp/why"
+ok $? "--mutants: the table names exactly the 13 mutants judged above" "$tmp/why"
 
 # Leases' fast paths (lease_fast.h): every lazy-family policy passes the
 # lease scenarios at 3 preemptions, and a trace shows the fast path ran.
@@ -74,27 +108,27 @@ for p in lazy lazy-batched cache-local; do
 		ok $? "lease fast path: $s passes under $p (3 preemptions)"
 	done
 done
-run check --mutant lease-claim-no-cas --scenario lease-claim
-[ $rc -eq 1 ] && echo "$out" | grep -q "lease_fast.h:.* cidk__lazy_lease_claim"
+run_status 1 check --mutant lease-claim-no-cas --scenario lease-claim
+echo "$out" | grep -q "lease_fast.h:.* cidk__lazy_lease_claim"
 ok $? "--mutant lease-claim-no-cas: the trace runs through the fast claim"
 
-run check --mutant inherit-no-put --scenario exit-shrink
-[ $rc -eq 1 ] && echo "$out" | grep -q "^quiescence: CID .* leaked"
+run_status 1 check --mutant inherit-no-put --scenario exit-shrink
+echo "$out" | grep -q "^quiescence: CID .* leaked"
 ok $? "--mutant inherit-no-put: a leak at quiescence"
 
 # Determinism: the same command prints the same bytes on standard output,
 # text and JSON; the wall clock goes to standard error.
 for fmt in "" --json; do
-	run check --scenario concurrent-forks $fmt
+	run_status 1 check --scenario concurrent-forks $fmt
 	cp "$tmp/out" "$tmp/first"
-	run check --scenario concurrent-forks $fmt
+	run_status 1 check --scenario concurrent-forks $fmt
 	cmp -s "$tmp/first" "$tmp/out" && ! grep -q 'time:\|seconds' "$tmp/out" &&
 		echo "$err" | grep -qE '^time: [0-9.]+ s, [0-9]+ schedules/s'
 	ok $? "same scenario and bounds: the same output bytes${fmt:+ ($fmt)}, the time on stderr"
 done
 
-run check --scenario livelock-3cpu --json
-[ $rc -eq 1 ] && printf '%s' "$out" | python3 -c '
+run_status 1 check --scenario livelock-3cpu --json
+printf '%s' "$out" | python3 -c '
 import json, re, sys
 d = json.load(sys.stdin)
 assert len(d) == 1, d
@@ -121,13 +155,13 @@ assert moves > 0, "no move in the trace"
 '
 ok $? "--json: the violation, its numbered trace with CPUs, functions and sources"
 
-run check --random 3000 --seed 3 --scenario published-livelock
-[ $rc -eq 1 ] && echo "$out" | grep -q 'random executions (seed 3, depth 3)' &&
+run_status 1 check --random 3000 --seed 3 --scenario published-livelock
+echo "$out" | grep -q 'random executions (seed 3, depth 3)' &&
 	echo "$out" | grep -q '^liveness: '
 ok $? "--random (PCT) finds the live lock too"
 
-run check --scenario switch-race --max-steps 10
-[ $rc -eq 1 ] && echo "$out" | grep -q '^liveness: no end after 10 steps'
+run_status 1 check --scenario switch-race --max-steps 10
+echo "$out" | grep -q '^liveness: no end after 10 steps'
 ok $? "--max-steps: an execution longer than the bound is reported"
 
 run check --scenario converge --max-schedules 5
@@ -157,8 +191,8 @@ ok $? "a scenario file runs"
 
 bad() { # bad WHAT TEXT
 	printf '%s\n' "$2" >"$tmp/bad.scn"
-	run check --scenario "$tmp/bad.scn"
-	[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	run_status 2 check --scenario "$tmp/bad.scn"
+	[ -z "$out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
 		echo "$err" | grep -q "^cidkit: check: $tmp/bad.scn: line [0-9]*: "
 	ok $? "bad scenario ($1): exit 2, one line naming the line"
 }
@@ -176,8 +210,8 @@ task C initial: in 1; fork B; out
 task B: in 0'
 bad "no cpus" 'task A initial: in 0'
 printf 'cpus 2\ntask A initial: in 0; \033[31mred\n' >"$tmp/esc.scn"
-run check --scenario "$tmp/esc.scn"
-[ $rc -eq 2 ] && echo "$err" | grep -q "unknown event '?\[31mred'" &&
+run_status 2 check --scenario "$tmp/esc.scn"
+echo "$err" | grep -q "unknown event '?\[31mred'" &&
 	! printf '%s' "$err" | LC_ALL=C grep -q "$(printf '\033')"
 ok $? "bad scenario: its own bytes are quoted without control bytes (an escape sequence)"
 
@@ -206,8 +240,8 @@ task A initial: in 3'
 run check --scenario livelock-3cpu
 rep=$(echo "$out" | sed -n 's/^replay: --replay //p')
 sed 1d "$tmp/out" >"$tmp/found"
-run check --scenario livelock-3cpu --replay "$rep"
-[ $rc -eq 1 ] && [ -n "$rep" ] && sed 1d "$tmp/out" | cmp -s - "$tmp/found"
+run_status 1 check --scenario livelock-3cpu --replay "$rep"
+[ -n "$rep" ] && sed 1d "$tmp/out" | cmp -s - "$tmp/found"
 ok $? "--replay of the printed directives ($rep): the same violation, trace and state"
 
 # --replay: the exact CIDs of the ownership walks, worked by hand from the
