@@ -78,6 +78,13 @@ struct chk_model {
 	/* Why @tid, between events, cannot start its next one (liveness). */
 	const char *(*waiting)(void *ctx, unsigned int tid, char *buf,
 			       size_t len);
+	/*
+	 * Is @addr inside the shared state (may be NULL: anything is)?  A step
+	 * on any other address is a corruption of the code under test (an
+	 * index out of range, a CID with flag bits left in it): reported as a
+	 * violation before the step runs, never a crash.
+	 */
+	bool (*addr_valid)(void *ctx, const void *addr);
 	/* A symbolic name for a shared address, or NULL. */
 	const char *(*addr_name)(void *ctx, const void *addr, char *buf,
 				 size_t len);

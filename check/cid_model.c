@@ -311,6 +311,27 @@ static int thread_cpu(void *ctx, unsigned int tid)
 	return (int)cm->task[tid].cpu;
 }
 
+static bool inside(const void *a, const void *base, size_t size)
+{
+	return (const char *)a >= (const char *)base &&
+	       (const char *)a < (const char *)base + size;
+}
+
+/* The mm, its two masks' words, its per-CPU slots, the tasks. */
+static bool addr_valid(void *ctx, const void *a)
+{
+	struct cid_model *cm = ctx;
+	struct cidk_cid_mm *mm = cm->mm;
+
+	return inside(a, mm, sizeof(*mm)) ||
+	       inside(a, mm->cidmask->bits,
+		      mm->cidmask->nwords * sizeof(mm->cidmask->bits[0])) ||
+	       inside(a, mm->allowed->bits,
+		      mm->allowed->nwords * sizeof(mm->allowed->bits[0])) ||
+	       inside(a, mm->slots, cm->s->cpus * sizeof(mm->slots[0])) ||
+	       inside(a, cm->task, cm->s->ntasks * sizeof(cm->task[0]));
+}
+
 static const char *addr_name(void *ctx, const void *a, char *buf, size_t len)
 {
 	struct cid_model *cm = ctx;
@@ -531,6 +552,7 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 	m->thread_cpu = thread_cpu;
 	m->waiting = waiting;
 	m->addr_name = addr_name;
+	m->addr_valid = addr_valid;
 	m->dump = dump;
 	m->state_hash = state_hash;
 	*out = cm;

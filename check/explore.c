@@ -61,6 +61,7 @@ static struct {
 	struct coro main_co;
 	unsigned int cur;	/* the running thread, or NO_THREAD */
 	bool in_thread;
+	bool corrupt;		/* X.cur's pending step is outside the state */
 	uint64_t write_epoch;
 	/* the current execution */
 	struct chk_step *log;
@@ -185,6 +186,9 @@ void cidk__chk_before(const struct cidk__site *s, enum cidk__chk_op op,
 		t->site = *s;
 	else
 		memset(&t->site, 0, sizeof(t->site));
+	if (op <= CIDK__OP_UNLOCK && X.m->addr_valid &&
+	    !X.m->addr_valid(X.m->ctx, addr))
+		X.corrupt = true; /* the thread never runs this step */
 	to_main();
 }
 
@@ -402,6 +406,26 @@ struct exec_out {
 	bool cut; /* stopped by the sleep sets: covered elsewhere */
 };
 
+static const char *const op_names[] = {
+	[CIDK__OP_LOAD] = "load", [CIDK__OP_STORE] = "store",
+	[CIDK__OP_RMW] = "rmw", [CIDK__OP_CAS] = "cas",
+	[CIDK__OP_LOCK] = "lock", [CIDK__OP_UNLOCK] = "unlock",
+};
+
+/* @tid's pending step would touch memory outside the shared state. */
+static void corrupt_why(unsigned int tid, char *why, size_t len)
+{
+	const struct thr *t = &X.t[tid];
+
+	snprintf(why, len,
+		 "%s's next step, %s at %s:%u %s, is on an address outside "
+		 "the shared state (an index out of range, or a CID with flag "
+		 "bits left in it); it was not run",
+		 X.m->thread_name(X.m->ctx, tid), op_names[t->op],
+		 chk_short_file(t->site.file), t->site.line,
+		 t->site.func ? t->site.func : "?");
+}
+
 static void liveness_why(char *why, size_t len)
 {
 	size_t n = 0;
@@ -529,6 +553,7 @@ static int run_one(struct exec_out *out, enum mode mode)
 
 	memset(out, 0, sizeof(*out));
 	X.nlog = 0;
+	X.corrupt = false;
 	X.write_epoch = 0;
 	X.nlocks = 0;
 	X.m->reset(X.m->ctx);
@@ -638,6 +663,13 @@ static int run_one(struct exec_out *out, enum mode mode)
 			X.t[c].spin_epoch = X.write_epoch;
 		to_thread(c);
 		last = c;
+		if (X.corrupt) {
+			corrupt_why(c, out->why, sizeof(out->why));
+			out->violation = true;
+			strcpy(out->property, "corruption");
+			X.nnodes = dfs ? step + 1 : 0;
+			return 0;
+		}
 		count_state();
 		if (X.m->check_step &&
 		    X.m->check_step(X.m->ctx, out->why, sizeof(out->why))) {

@@ -73,6 +73,8 @@ static const struct {
 	  "a lease's fast enter claims its slot by a load and a store" },
 	{ CIDK__MUT_LEASE_EXIT_ANY, "lease-exit-any", "lazy",
 	  "a lease's fast leave stores over a slot it does not hold" },
+	{ CIDK__MUT_LAZY_MIGRATE_BUSY, "lazy-migrate-busy", "lazy",
+	  "migration moves a slot's CID while a task runs with it (BUSY ignored)" },
 };
 #define NR_MUTANTS (sizeof(mutants) / sizeof(mutants[0]))
 

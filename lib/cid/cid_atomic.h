@@ -74,6 +74,7 @@ enum cidk__mutant {
 	CIDK__MUT_OWN_NO_RQ_RECHECK,   /* ownership: task_rq_lock without re-check */
 	CIDK__MUT_LEASE_CLAIM_NO_CAS,  /* lazy: lease fast claim is a load, then a store */
 	CIDK__MUT_LEASE_EXIT_ANY,      /* lazy: lease fast exit stores over any slot word */
+	CIDK__MUT_LAZY_MIGRATE_BUSY,   /* lazy: migration ignores the slot's BUSY flag */
 	CIDK__MUT_NR,
 };
 

@@ -223,7 +223,8 @@ void cidk__lazy_migrate(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 		return;
 	/* only the task's own CID, idle on the source (BUSY: a task runs there) */
 	s = cidk__ld(&src->word);
-	if (s != t->last_cid)
+	if ((CIDK__MUTANT(CIDK__MUT_LAZY_MIGRATE_BUSY) ? s & ~SLOT_BUSY : s) !=
+	    t->last_cid)
 		return;
 	time = cidk__ld64(&src->time);
 	if (!slot_cas(sh, src, &s, SLOT_UNSET))
