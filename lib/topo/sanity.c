@@ -8,8 +8,8 @@
  * (level_nests_linear()).  The chain is built bottom-up in enum order
  * (sane_chain()): a level that is a union of the top of the chain goes on
  * top (the usual case: one check per level, as smt < cluster < llc < die <
- * pkg); one that is not goes below the first level down that it contains,
- * provided the level above that place contains it (old arm64 kernels call
+ * pkg); one that is not goes just above the highest level below the top
+ * that it contains, provided the level above that place contains it (old arm64 kernels call
  * each cluster a package under one L3: smt < pkg < llc).  Containment of
  * partitions is transitive, so a level that fits there is comparable with
  * every level of the chain; one that fits nowhere has a group that
@@ -324,7 +324,7 @@ static bool nests(const struct cidk_topo *t, struct checker *k, int l, int c,
  * else just above the highest level below the top whose groups it is a
  * union of (or at the bottom), provided the level it lands under is a
  * union of its groups.  Equal levels keep enum order.  Returns false at
- * the first failure (@why: SPAN, or NEST at the level that fits nowhere,
+ * the first failure (@why untouched on success) (@why: SPAN, or NEST at the level that fits nowhere,
  * against the top of the chain, with that check's witness).  One nests()
  * per level when the enum order is the containment order; at most one per
  * level met so far otherwise.
@@ -332,6 +332,7 @@ static bool nests(const struct cidk_topo *t, struct checker *k, int l, int c,
 static bool sane_chain(const struct cidk_topo *t, struct checker *k, bool nest,
 		       struct cidk_topo_insane *why, int *chain, int *nr)
 {
+	struct cidk_topo_insane top;
 	int n = 0;
 
 	for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++) {
@@ -341,15 +342,18 @@ static bool sane_chain(const struct cidk_topo *t, struct checker *k, bool nest,
 			continue;
 		if (!span_ok(t, k, l, why))
 			return false;
-		if (!nest || n == 0 || nests(t, k, l, chain[n - 1], why)) {
+		if (!nest || n == 0 || nests(t, k, l, chain[n - 1], &top)) {
 			chain[n++] = l;
 			continue;
 		}
 		/* not a union of the top's groups: its place is lower down */
 		for (j = n - 2; j >= 0 && !nests(t, k, l, chain[j], NULL); j--)
 			;
-		if (!nests(t, k, chain[j + 1], l, NULL))
-			return false; /* @why: l against the top */
+		if (!nests(t, k, chain[j + 1], l, NULL)) {
+			if (why)
+				*why = top; /* l against the top */
+			return false;
+		}
 		memmove(chain + j + 2, chain + j + 1,
 			(size_t)(n - j - 1) * sizeof(*chain));
 		chain[j + 1] = l;
