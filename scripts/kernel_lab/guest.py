@@ -14,6 +14,7 @@ import glob
 import gzip
 import lzma
 import os
+import re
 import secrets
 import shlex
 import shutil
@@ -171,7 +172,7 @@ mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 T=$(cat /lab/token)
-echo "$T:boot $(cut -d' ' -f1 /proc/uptime)"
+echo "[kernel-lab /init] running CMD at $(cut -d' ' -f1 /proc/uptime) s of uptime"
 cd /root
 sh /lab/cmd </dev/null >/lab/out 2>/lab/err
 rc=$?
@@ -262,7 +263,11 @@ def run(arch, image, argv, smp="2", numa=None, cpu=None, mem=1024, cmdline="",
 
 
 def tail(console, token, n=20):
-    lines = [l for l in console if not l.startswith(token)]
+    """The console's last lines without frames, escapes and control bytes
+    (the firmware's screen codes)."""
+    lines = [re.sub(r"\x1b(\[[0-9;?]*[A-Za-z]|.)|[\x00-\x08\x0b-\x1f\x7f]", "", l)
+             for l in console if not l.startswith(token)]
+    lines = [l for l in lines if l.strip()]
     return "".join(l + "\n" for l in lines[-n:]).encode()
 
 

@@ -157,14 +157,22 @@ Acquire::Check-Valid-Until "false";
         if self.have_lists() and fresh and not force:
             return
         r = self.run(["apt-get", "-q", "update"])
-        errs = [l for l in r.stderr.splitlines() if l.startswith(("E:", "Err"))]
+        errs = self.errors(r.stdout + r.stderr)
         if r.returncode == 0 and not errs and self.have_lists():
             open(stamp, "w").close()
             return
         if self.have_lists():
             return
         why = errs[0] if errs else f"apt-get update exited {r.returncode}"
-        raise LabError(f"cannot fetch the kernel package lists from the mirror: {why}")
+        raise LabError(f"cannot fetch the kernel package lists (no network?): {why}")
+
+    @staticmethod
+    def errors(text):
+        """apt's error lines, the mirror's address replaced by <mirror>."""
+        mirror = machine_mirror()
+        return [re.sub(r"\s+", " ", l.replace(mirror, "<mirror>")).strip()
+                for l in text.splitlines()
+                if l.startswith(("E:", "Err:", "W: Failed", "W: Some index"))]
 
     def index(self):
         """Every plain amd64/arm64 kernel: dicts with suite, version (the
@@ -214,8 +222,8 @@ Acquire::Check-Valid-Until "false";
         r = self.run(["apt-get", "-q", "download", spec], cwd=dest)
         debs = glob.glob(os.path.join(dest, "*.deb"))
         if r.returncode != 0 or len(debs) != 1:
-            why = [l for l in r.stderr.splitlines() if l.startswith(("E:", "Err"))]
-            raise LabError(f"cannot download {spec}: "
+            why = self.errors(r.stdout + r.stderr)
+            raise LabError(f"cannot download {spec} (no network?): "
                            f"{why[0] if why else 'apt-get download exited %d' % r.returncode}")
         return debs[0]
 
