@@ -292,7 +292,7 @@ Acquire::Check-Valid-Until "false";
         return out
 
 
-def resolve(apt, spec, arch):
+def resolve(apt, spec, arch, fetch=True):
     """K -> (description dict, image path).  K is a path to an image, a
     suite (its newest kernel), an exact version (upstream 6.19.6, package
     6.19.6-2~bpo13+1, or ABI 6.1.0-50), or a line X.Y (its newest released
@@ -314,8 +314,10 @@ def resolve(apt, spec, arch):
     if spec in SUITES:
         cand = [k for k in ks if k["suite"] == spec]
     else:
-        cand = [k for k in ks if spec in (k["upstream"], k["version"], k["abi"])]
-        if not cand and re.match(r"^\d+\.\d+$", spec):
+        line = re.match(r"^\d+\.\d+$", spec)
+        cand = [k for k in ks if spec in (k["upstream"], k["version"]) or
+                (spec == k["abi"] and not line)]  # ABI 7.3 is experimental's rc
+        if not cand and line:
             cand = [k for k in ks if k["upstream"].startswith(spec + ".")]
             rel = [k for k in cand if k["suite"] != "experimental"]
             cand = rel or cand
@@ -324,7 +326,7 @@ def resolve(apt, spec, arch):
         raise LabError(f"--kernel {spec}: no such {what} for {arch} "
                        f"(scripts/kernel-lab list --arch {arch})")
     k = max(cand, key=lambda k: vercmp_key(k["version"]))
-    return k, apt.fetch_kernel(k)
+    return k, apt.fetch_kernel(k) if fetch else apt.image_path(k)
 
 
 def cached_match(apt, spec, arch):
