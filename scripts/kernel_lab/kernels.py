@@ -110,6 +110,7 @@ Dir::State "{d}";
 Dir::State::lists "{d}/lists";
 Dir::State::status "{d}/status";
 Dir::Cache "{d}/cache";
+Dir::Cache::srcpkgcache "";
 APT::Architecture "amd64";
 APT::Architectures {{ "amd64"; "arm64"; }};
 APT::Sandbox::User "root";
@@ -296,8 +297,14 @@ def resolve(apt, spec, arch, fetch=True):
     """K -> (description dict, image path).  K is a path to an image, a
     suite (its newest kernel), an exact version (upstream 6.19.6, package
     6.19.6-2~bpo13+1, or ABI 6.1.0-50), or a line X.Y (its newest released
-    kernel, experimental only if nothing else has it)."""
-    if "/" in spec or os.path.isfile(spec):
+    kernel, experimental only if nothing else has it); SUITE/K looks for K
+    in that suite only (trixie-backports/7.2)."""
+    suite, _, rest = spec.partition("/")
+    if suite in SUITES and rest and not os.path.exists(spec):
+        spec = rest  # SUITE/K: K among that suite's kernels only
+    else:
+        suite = None
+    if suite is None and ("/" in spec or os.path.isfile(spec)):
         if not os.path.isfile(spec):
             raise LabError(f"--kernel {spec}: no such file")
         return dict(suite="-", version="-", upstream="-", arch=arch,
@@ -310,7 +317,7 @@ def resolve(apt, spec, arch, fetch=True):
         if k:
             return k, apt.image_path(k)
         raise
-    ks = [k for k in apt.index() if k["arch"] == arch]
+    ks = [k for k in apt.index() if k["arch"] == arch and suite in (None, k["suite"])]
     if spec in SUITES:
         cand = [k for k in ks if k["suite"] == spec]
     else:
@@ -318,12 +325,13 @@ def resolve(apt, spec, arch, fetch=True):
         cand = [k for k in ks if spec in (k["upstream"], k["version"]) or
                 (spec == k["abi"] and not line)]  # ABI 7.3 is experimental's rc
         if not cand and line:
-            cand = [k for k in ks if k["upstream"].startswith(spec + ".")]
+            cand = [k for k in ks if k["upstream"].startswith((spec + ".", spec + "~"))]
             rel = [k for k in cand if k["suite"] != "experimental"]
             cand = rel or cand
     if not cand:
         what = "suite" if spec in SUITES else "version"
-        raise LabError(f"--kernel {spec}: no such {what} for {arch} "
+        where = f" in {suite}" if suite else ""
+        raise LabError(f"--kernel {spec}: no such {what}{where} for {arch} "
                        f"(scripts/kernel-lab list --arch {arch})")
     k = max(cand, key=lambda k: vercmp_key(k["version"]))
     return k, apt.fetch_kernel(k) if fetch else apt.image_path(k)
