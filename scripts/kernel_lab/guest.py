@@ -2,8 +2,8 @@
 
 How CMD's results come back: the guest's /init runs CMD with its stdout and
 stderr in files (in the initramfs's RAM), then writes them to the console
-base64-encoded, each line tagged with a token drawn for this run, followed
-by each stream's byte count and CMD's exit status; the kernel's console
+gzip-compressed and base64-encoded, each line tagged with a token drawn for
+this run, followed by each stream's byte count and CMD's exit status; the kernel's console
 output is turned down (printk level 1) before.  This needs only the one
 serial port both machines (pc, virt) always have, and no guest driver
 beyond the console; a torn or missing frame is reported, never guessed.
@@ -177,7 +177,7 @@ cd /root
 sh /lab/cmd </dev/null >/lab/out 2>/lab/err
 rc=$?
 echo 1 >/proc/sys/kernel/printk
-emit() { base64 "$2" | sed "s/^/$T:$1 /"; echo "$T:$1. $(wc -c <"$2")"; }
+emit() { gzip -c "$2" | base64 | sed "s/^/$T:$1 /"; echo "$T:$1. $(wc -c <"$2")"; }
 emit O /lab/out
 emit E /lab/err
 if [ -e /lab/want-dmesg ]; then dmesg >/lab/dmesg; emit D /lab/dmesg; fi
@@ -298,8 +298,8 @@ def parse(console, token, timed_out, timeout, qrc, qerr, dmesg_file):
     data = {}
     for k, v in streams.items():
         try:
-            data[k] = base64.b64decode("".join(v), validate=True)
-        except ValueError:
+            data[k] = gzip.decompress(base64.b64decode("".join(v), validate=True))
+        except (ValueError, EOFError, OSError):
             data[k] = None
         if k in ends and (data[k] is None or len(data[k]) != ends[k]):
             return (b"", f"kernel-lab: CMD's {'stdout' if k == 'O' else 'stderr' if k == 'E' else 'dmesg'}"
