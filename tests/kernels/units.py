@@ -102,8 +102,13 @@ with tempfile.TemporaryDirectory() as t:
         with open(p, "wb") as f:
             f.write(data)
         work = tempfile.mkdtemp(dir=t)
-        got = guest.qemu_image(p, "arm64", work)
-        ok(got != p and open(got, "rb").read() == image, f"arm64 {name} unpacks to the Image")
+        try:
+            got = guest.qemu_image(p, "arm64", work)
+            good = got != p and open(got, "rb").read() == image
+        except Exception as e:  # a wrong offset: not gzip or xz data at all
+            print(f"# {name}: {e!r}")
+            good = False
+        ok(good, f"arm64 {name} unpacks to the Image")
     raw = os.path.join(t, "raw")
     with open(raw, "wb") as f:
         f.write(b"MZ\0\0" + image)
