@@ -246,13 +246,16 @@ def run(arch, image, argv, smp="2", numa=None, cpu=None, mem=1024, cmdline="",
         con_path = os.path.join(work, "console")
         with open(con_path, "wb") as con, open(os.path.join(work, "qemu.err"), "wb") as qe:
             p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=con, stderr=qe)
+            timed_out = False
             try:
                 p.wait(timeout=timeout)
-                timed_out = False
             except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
                 timed_out = True
+            finally:
+                # Also when we are stopped (SIGTERM, ^C): never leave a guest running.
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
         with open(con_path, "rb") as f:
             console = f.read().replace(b"\r", b"").decode("utf-8", "replace").splitlines()
         with open(os.path.join(work, "qemu.err"), "rb") as f:

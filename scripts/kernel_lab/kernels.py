@@ -238,10 +238,15 @@ Acquire::Check-Valid-Until "false";
         tmp = tempfile.mkdtemp(dir=self.root, prefix="extract.")
         try:
             # Only the image and its config: a 6.12 package holds 100 MB of modules.
+            deb_tar = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", deb],
+                                       stdout=subprocess.PIPE)
             tar = subprocess.run(
-                f"dpkg-deb --fsys-tarfile '{deb}' | tar -x -C '{tmp}' --wildcards "
-                "'./boot/vmlinuz-*' './boot/config-*' './usr/lib/modules/*/vmlinuz' "
-                "'./usr/lib/modules/*/config' 2>/dev/null", shell=True)
+                ["tar", "-x", "-C", tmp, "--wildcards", "./boot/vmlinuz-*",
+                 "./boot/config-*", "./usr/lib/modules/*/vmlinuz",
+                 "./usr/lib/modules/*/config"],
+                stdin=deb_tar.stdout, stderr=subprocess.DEVNULL)
+            deb_tar.stdout.close()
+            deb_tar.wait()
             found = (glob.glob(os.path.join(tmp, "boot", "vmlinuz-*")) +
                      glob.glob(os.path.join(tmp, "usr/lib/modules/*/vmlinuz")))
             if len(found) != 1:

@@ -7,7 +7,7 @@ Bad arguments, an unknown version and a kernel that cannot be had (no
 mirror reachable, nothing cached) each give exactly one 'kernel-lab: '
 line, nothing on stdout and exit 2; a guest that never powers off is
 killed at its --timeout with exit 124 and the console's last lines, and
-leaves no process behind; CMD's exit status, stdout and stderr come back
+leaves no process behind, nor does kernel-lab stopped by SIGTERM; CMD's exit status, stdout and stderr come back
 separately and byte for byte, and --file brings a host file in.  The two
 guests boot KERNEL (default sid) on x86_64.
 """
@@ -36,13 +36,18 @@ def diag(label, data):
         print(f"# {label}: {line}")
 
 
-def lab(args, env=None, timeout=600):
-    """Run kernel-lab in its own process group; also report whether any
-    process of that group (QEMU) outlived it."""
+def lab(args, env=None, timeout=600, term_after=None):
+    """Run kernel-lab in its own process group (SIGTERM to kernel-lab alone
+    after term_after seconds); also report whether any process of that
+    group (QEMU) outlived it."""
     t0 = time.monotonic()
     p = subprocess.Popen([LAB] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          env=dict(os.environ, **(env or {})), start_new_session=True)
-    out, err = p.communicate(timeout=timeout)
+    try:
+        out, err = p.communicate(timeout=term_after or timeout)
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=timeout)
     left = True
     for _ in range(20):  # a killed QEMU may take a moment to be reaped
         try:
@@ -84,7 +89,7 @@ BAD = [
     (["list", "--arch", "mips"], "mips"),
 ]
 
-print(f"1..{len(BAD) + 8}")
+print(f"1..{len(BAD) + 9}")
 for args, word in BAD:
     rc, out, err, _, _ = lab(args)
     one_line(rc, out, err, "kernel-lab " + " ".join(args), word)
@@ -116,6 +121,13 @@ ok(len(lines) > 1 and all(l.strip() and "\x1b" not in l for l in lines[:-1]),
    "the guest's last console lines come before it, without escape codes"
    f" ({'/init had started CMD' if any('running CMD' in l for l in lines) else 'still booting'})")
 ok(not left, "no process of the run is left after the timeout (QEMU killed)")
+
+# kernel-lab itself stopped (SIGTERM to it alone, as a test harness's
+# timeout may do): it goes, and takes its guest with it.
+rc, out, err, secs, left = lab(["run", "--kernel", KERNEL, "--arch", "x86_64",
+                                "--", "sleep", "1000"], term_after=8)
+ok(rc == 128 + signal.SIGTERM and not left,
+   f"kernel-lab stopped by SIGTERM: exit {rc}, no process of the run left")
 
 # Status, stdout, stderr, byte for byte, and a host file brought in.
 with tempfile.NamedTemporaryFile("wb", suffix=".bin") as f:
