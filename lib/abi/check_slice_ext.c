@@ -5,8 +5,9 @@
  * when prctl(PR_RSEQ_SLICE_EXTENSION, GET) answers; then a thread with a
  * registered rseq area can enable it (SET with ENABLE returns 0 and GET
  * shows it), and SET with a nonzero fourth argument is EINVAL.  EINVAL to
- * GET: not offered (older kernel or not configured), n/a; ENOTSUPP:
- * switched off on the kernel command line, n/a.
+ * GET: no such prctl (Linux < 7.0), n/a; ENOTSUPP: the kernel has it but
+ * not for us (built without CONFIG_RSEQ_SLICE_EXTENSION, or switched off
+ * on the command line), n/a.
  *
  * Break "unregistered": ask from a thread whose rseq area was dropped --
  * the kernel must refuse to enable it, which the check reports as FAIL.
@@ -33,8 +34,8 @@ void cidk__abi_check_slice_ext(const struct cidk__abi_opts *o,
 	if (got < 0 && (errno == EINVAL || errno == ENOTSUPP_KERNEL || errno == ENOSYS)) {
 		cidk__abi_say(r, CIDK_ABI_NA,
 			      errno == ENOTSUPP_KERNEL
-				      ? "time-slice extension switched off on the kernel command line"
-				      : "time-slice extension not offered (Linux < 7.0, or not configured)");
+				      ? "time-slice extension not available: kernel built without it or switched off at boot (ENOTSUPP)"
+				      : "time-slice extension not offered: no such prctl (Linux < 7.0)");
 		return;
 	}
 	if (got < 0) {
