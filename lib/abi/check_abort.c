@@ -122,7 +122,7 @@ static void *helper(void *arg)
 			}
 			__atomic_store_n(&a->done, g, __ATOMIC_SEQ_CST);
 			a->events++;
-			nap(50000);
+			nap(20000);
 		}
 		break;
 	}
@@ -231,8 +231,11 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 		cs.first = cs.last = &signals_seen;
 		break;
 	}
-	/* Before the helper starts: a quiet section of ~50 us (200 for membarrier). */
-	cs.spins = calibrate(&cs, mode == MEMBARRIER ? 200000 : 50000);
+	/*
+	 * Before the helper starts: a quiet section of ~50 us; 500 us for
+	 * membarrier, where a whole system call must fit inside one.
+	 */
+	cs.spins = calibrate(&cs, mode == MEMBARRIER ? 500000 : 50000);
 	count = 0;
 	if (pthread_create(&th, NULL, helper, &a)) {
 		cidk__abi_say(r, CIDK_ABI_NA, "cannot start the helper thread");

@@ -9,9 +9,11 @@
  * min(allowed CPUs, threads).  Phase 1: as many threads as allowed CPUs
  * spin and sample their mm_cid, and so does the main thread; every sample must be below
  * min(allowed CPUs, threads incl. main) and the possible CPUs.  Phase 2:
- * after they exit, the main thread alone must come back below 1 (mm_cid
- * 0); the time it takes is reported (the kernel's policies differ: a
- * compaction scan every 100 ms before 6.19, at the next switch after).
+ * after they exit, the time until the main thread alone is back at mm_cid
+ * 0 is reported, not judged: the uapi promises "close to 0", not when
+ * (the kernel's policies differ: a compaction scan from the tick at most
+ * every 100 ms before 6.19, the next switch after; a 6.18 host was seen
+ * keeping mm_cid 1 for more than 166 ms).
  *
  * Break "unregistered": sample an area the kernel never writes.
  */
@@ -104,12 +106,17 @@ void cidk__abi_check_mm_cid(const struct cidk__abi_opts *o,
 			max = w[i].max;
 		seen |= w[i].seen;
 	}
-	/* Phase 2: the main thread alone; a nap returns to user space. */
+	/*
+	 * Phase 2: the main thread alone, running (so that the tick finds it:
+	 * the lazy policies compact from there) with a short nap every 2 ms.
+	 */
 	t0 = cidk__now_ns();
 	while (cidk__now_ns() - t0 < budget / 2) {
-		struct timespec ts = { 0, 1000000 };
+		struct timespec ts = { 0, 100000 };
+		uint64_t until = cidk__now_ns() + 2000000;
 
-		now = ar.a->mm_cid;
+		while ((now = ar.a->mm_cid) >= 1 && cidk__now_ns() < until)
+			;
 		if (now < 1) {
 			converge_us = (int64_t)((cidk__now_ns() - t0) / 1000u);
 			break;
@@ -134,8 +141,9 @@ void cidk__abi_check_mm_cid(const struct cidk__abi_opts *o,
 		return;
 	}
 	if (converge_us < 0) {
-		cidk__abi_say(r, CIDK_ABI_FAIL,
-			      "alone after the others exited, the main thread still holds mm_cid %d after %llu ms",
+		cidk__abi_say(r, CIDK_ABI_PASS,
+			      "%u threads: mm_cids below %u (largest %d, %d distinct); alone again: still mm_cid %d after %llu ms (compactness is a goal, not a promise)",
+			      started + 1, bound, (int32_t)max, __builtin_popcountll(seen),
 			      (int32_t)now, (unsigned long long)(budget / 2000000u));
 		return;
 	}

@@ -92,7 +92,7 @@ def check_json(text, names):
 def rows(text):
     out = []
     for line in text.splitlines():
-        m = re.match(r"^(\S+)\s+(pass|FAIL|n/a)\s+\S", line)
+        m = re.match(r"^(\S+)[ ]+(pass|FAIL|n/a)[ ]+\S", line)
         if m and m.group(1) != "check":
             out.append((m.group(1), m.group(2)))
     return out
