@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/install/headers.sh - the public headers as a user's compiler sees
 # them.  Speaks TAP.
-#   1. every include/cidkit/*.h compiles on its own (no other include, no
-#      feature-test macro) as -std=c11 -pedantic (gcc, clang), -std=gnu17,
+#   1. every include/cidkit/*.h and arch/*.h compiles on its own (no
+#      other include, no feature-test macro) as -std=c11 -pedantic (gcc, clang), -std=gnu17,
 #      and C++17 -pedantic (g++, clang++), all with -Wall -Wextra -Wundef
 #      -Werror;
 #   2. C++ calls the library (cxx_call.cc, with g++ and clang++, linked to
@@ -23,10 +23,12 @@ W="-Wall -Wextra -Wundef -Werror"
 # is itself an error); one compiler run per mode compiles them all, each
 # unit on its own, and a header fails if its unit shows in the errors.
 units=""
-for h in "$SRC"/include/cidkit/*.h; do
-	name=$(basename "$h" .h)
-	printf '#include <cidkit/%s.h>\ntypedef int headers_sh_nonempty;\n' "$name" >"$tmp/h_$name.c"
-	units="$units $tmp/h_$name.c"
+for h in "$SRC"/include/cidkit/*.h "$SRC"/include/cidkit/arch/*.h; do
+	name=${h#"$SRC"/include/cidkit/}
+	name=${name%.h}
+	unit=$tmp/h_$(echo "$name" | tr / _).c
+	printf '#include <cidkit/%s.h>\ntypedef int headers_sh_nonempty;\n' "$name" >"$unit"
+	units="$units $unit"
 done
 for mode in "gcc -x c -std=c11 -pedantic -Wstrict-prototypes" \
 	"clang -x c -std=c11 -pedantic -Wstrict-prototypes" \
@@ -38,7 +40,7 @@ for mode in "gcc -x c -std=c11 -pedantic -Wstrict-prototypes" \
 	rc=$?
 	for u in $units; do
 		name=$(basename "$u" .c)
-		name=${name#h_}
+		name=$(echo "${name#h_}" | sed 's|^arch_|arch/|')
 		! grep -q "$u" "$tmp/err" && { [ $rc -eq 0 ] || [ -s "$tmp/err" ]; }
 		ok $? "cidkit/$name.h alone: $mode" "$tmp/err"
 	done
