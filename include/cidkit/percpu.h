@@ -201,6 +201,47 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
 				     cidk_pool_handle h);
 
 /*
+ * cidk_percpu_fence - return once every critical section of this process
+ * that was running on CPU @cpu when the call began has committed or
+ * aborted (an aborted one stored nothing, and retries from the start: it
+ * re-reads the copy, so it sees what the caller wrote before the fence).
+ * With it one thread can take over another CPU's copy, as tcmalloc's
+ * FenceCpu and librseq's rseq membarrier do -- "close, fence, own":
+ *   1. close the copy so that no section can commit to it any more,
+ *      e.g. set a bit in the value that every writer's
+ *      cidk_percpu_cmpeqv_storev() expects to be clear
+ *      (__atomic_fetch_or(copy, 1, ...));
+ *   2. cidk_percpu_fence(cpu): a section that compared the old value
+ *      before step 1 and had not stored yet is now finished (check that
+ *      the bit is still set; if its commit cleared it, close again);
+ *   3. the copy is the caller's until it opens it again with one store.
+ * Only cpu_id copies belong to a CPU: for mm_cid copies, whose holder may
+ * run on any CPU, use cidk_percpu_fence_all().
+ * Rseq path: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+ * MEMBARRIER_CMD_FLAG_CPU, @cpu), the process registered for it
+ * (MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ) at its first fence;
+ * it also orders memory on @cpu as a full barrier would.  A system call
+ * and an interrupt of @cpu when it runs one of our threads: cold.
+ * Atomic path (neither indexing on rseq): every operation there is one
+ * atomic read-modify-write, so there is nothing to wait for; the fence is
+ * a sequentially consistent thread fence and returns 0.
+ * Returns 0, -EINVAL (@cpu >= cidk_percpu_nr_copies()), -ENOSYS (the
+ * kernel has no membarrier(2) or no RSEQ command: Linux < 5.10; every
+ * later fence returns it too), or another negative errno of membarrier(2)
+ * (-EPERM under a seccomp filter).  Nothing changes on failure.  MT-safe.
+ */
+CIDK_EXPORT int cidk_percpu_fence(unsigned int cpu);
+
+/*
+ * cidk_percpu_fence_all - cidk_percpu_fence() for every CPU at once (one
+ * membarrier(2) without MEMBARRIER_CMD_FLAG_CPU: every CPU running a
+ * thread of this process is interrupted).  The fence for mm_cid copies.
+ * Returns 0, -ENOSYS or membarrier(2)'s negative errno, as
+ * cidk_percpu_fence().  MT-safe.
+ */
+CIDK_EXPORT int cidk_percpu_fence_all(void);
+
+/*
  * The compilers count each line of an asm statement as an instruction when
  * they decide what to inline, so the critical sections (a dozen directives
  * for three instructions) would become calls: force them inline.
