@@ -9,24 +9,26 @@
  *   cidk_percpu_add(pool, h, 1);              // any thread, any time
  *   total = cidk_percpu_sum(pool, h);
  *
- * How it works (x86-64): an operation reads the thread's index (cpu_id or
+ * How it works (x86-64 and aarch64): an operation reads the thread's index (cpu_id or
  * mm_cid) from its rseq area, computes the address of that index's copy,
  * then enters a restartable sequence: it stores the address of a
  * descriptor (struct rseq_cs: version, flags, start_ip, post_commit_offset,
  * abort_ip) into the area's rseq_cs field, checks that the index is still
- * the one it read, and commits with one plain store (or one non-locked
- * read-modify-write instruction).  If the kernel preempts, migrates or
- * signals the thread between start_ip and the commit, it moves the thread
- * to abort_ip, which is preceded by the 4-byte signature 0x53053053 (the
- * one glibc registers with); the operation then counts an abort and starts
- * again.  No other thread can touch the same copy in between: with
+ * the one it read, and commits with one store (on x86-64 the add is one
+ * non-locked read-modify-write instruction).  If the kernel preempts,
+ * migrates or signals the thread between start_ip and the commit, it
+ * moves the thread to abort_ip, which is preceded by the 4-byte signature
+ * glibc registers with (CIDK_PERCPU_RSEQ_SIG: 0x53053053 on x86-64,
+ * 0xd428bc00 on aarch64); the operation then counts an abort and starts
+ * again.  The sections are in cidkit/arch/<arch>.h, behind the generic
+ * layer below.  No other thread can touch the same copy in between: with
  * cpu_id, only a thread on the same CPU could, and it runs only after a
  * preemption; with mm_cid, the kernel gives an mm_cid to one running thread
  * of the process at a time.
  *
  * Paths, chosen once at load time for the whole process
  * (cidk_percpu_path()):
- *   - rseq: x86-64, rseq(2) present (not under valgrind), the library not
+ *   - rseq: x86-64 or little-endian aarch64, rseq(2) present (not under valgrind), the library not
  *     built with ThreadSanitizer (TSan cannot see the stores inside the
  *     assembly), and CIDK_PERCPU not set to "atomic" in the environment.
  *     The area is glibc's when glibc registered one (glibc >= 2.35, not
@@ -39,7 +41,7 @@
  *     (such a program should set CIDK_PERCPU=atomic).
  *     mm_cid indexing also needs a kernel that provides mm_cid (Linux
  *     >= 6.3).
- *   - atomic: everything else (aarch64 included: not written yet).  The
+ *   - atomic: everything else (other architectures included).  The
  *     same layout and the same indices, with atomic read-modify-writes
  *     (and, for list pop, a lock bit in the head) instead of critical
  *     sections; mm_cid indexing uses cpu_id when the kernel has no mm_cid.
@@ -61,12 +63,17 @@
  *   | add, cmpeqv_storev          | yes (any thread)    | yes           | no           |
  *   | list push, list pop         | yes (any thread)    | n/a           | no           |
  *   | sum                         | yes: a snapshot per copy, not of the total | yes | no |
+ *   | fence, fence_all            | yes (any thread, any object) | yes  | yes          |
  *
  * Workload: add/cmpeqv/push/pop are the hot paths (inline, no call on the
  * rseq path); sum, the queries and abort counting are cold.
  *
- * Public header: ISO C11 except the x86-64 critical sections, which are
- * GNU inline assembly (__asm__) compiled only with GCC or Clang.
+ * Public header: ISO C11 except the critical sections (cidkit/arch/), which
+ * are GNU inline assembly (__asm__) compiled only with GCC or Clang.
+ *
+ * Fences: cidk_percpu_fence(cpu) / cidk_percpu_fence_all() wait until
+ * every critical section running on a CPU (or any) has committed or
+ * aborted, so that another thread can take over a copy (see below).
  */
 #ifndef CIDKIT_PERCPU_H
 #define CIDKIT_PERCPU_H
@@ -427,8 +434,9 @@ cidk_percpu_counter_add(const struct cidk_percpu_counter *c, intptr_t delta)
  * Returns 0 (stored), 1 (the value differed: nothing stored), -EAGAIN
  * (the thread now runs with another index: re-read and retry), -ERANGE
  * (@expect_index >= pool->max_cids).  Aborts are retried inside.
- * MT-safe.  On the rseq path the store is plain (x86 keeps stores in
- * order, so data written before is visible to whoever next sees @newv).
+ * MT-safe.  On the rseq path the commit is a plain store on x86-64 (x86
+ * keeps stores in order) and a store-release on aarch64: either way data
+ * written before is visible to whoever next sees @newv.
  */
 static inline int cidk_percpu_cmpeqv_storev(struct cidk_pool *pool,
 					    cidk_pool_handle h,
