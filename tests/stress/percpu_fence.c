@@ -328,8 +328,9 @@ static void *work(void *arg)
 		rc = cidk_percpu_cmpeqv_storev(pool, h, idx, (unsigned int)i, v,
 					       nv);
 		if (rc == 0) {
-			if (lists)
-				w->next++;
+			if (lists) /* (read by the main thread meanwhile) */
+				__atomic_store_n(&w->next, w->next + 1,
+						 __ATOMIC_RELAXED);
 			else
 				w->done++;
 		} else if (rc != 1 && rc != -EAGAIN) {
