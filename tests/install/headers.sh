@@ -7,7 +7,9 @@
 #      -Werror;
 #   2. C++ calls the library (cxx_call.cc, with g++ and clang++, linked to
 #      libcidkit.so) and sees every public struct with C's layout;
-#   3. mask.h's atomic bit operations compile, as C and as C++, to the
+#   3. percpu.h's aarch64 critical sections compile and assemble with the
+#      cross compilers (percpu_use.c), one signature per descriptor;
+#   4. mask.h's atomic bit operations compile, as C and as C++, to the
 #      instructions of the C11 _Atomic code they replaced (atomic_ref.c):
 #      making the header C++-safe cost the C path nothing.
 #   headers.sh SOURCE_ROOT LIBCIDKIT_SO
@@ -53,6 +55,24 @@ for cxx in g++ clang++; do
 		"$tmp/cxx_abi.o" "$SO" -pthread -o "$tmp/cxx_call" >"$tmp/err" 2>&1 &&
 		LD_LIBRARY_PATH=$(dirname "$SO") "$tmp/cxx_call" >"$tmp/err" 2>&1
 	ok $? "$cxx: calls from C++ and the C layout of every public struct" "$tmp/err"
+done
+
+# The aarch64 critical sections (cidkit/arch/aarch64.h) compile to nothing
+# on this host: compile and assemble every operation for aarch64 (Debian's
+# cross gcc, clang and clang++ with --target), and find glibc's arm64
+# signature (brk #0x45e0) before the abort handlers, one per descriptor.
+for mode in "aarch64-linux-gnu-gcc -x c -std=c11 -pedantic" \
+	"clang --target=aarch64-linux-gnu -x c -std=c11 -pedantic" \
+	"clang++ --target=aarch64-linux-gnu -x c++ -std=c++17 -pedantic"; do
+	# shellcheck disable=SC2086
+	$mode -O2 $W -I"$SRC/include" -c "$HERE/percpu_use.c" -o "$tmp/a64.o" >"$tmp/err" 2>&1 &&
+		sigs=$(aarch64-linux-gnu-objdump -d -j __rseq_failure "$tmp/a64.o" |
+			grep -c 'brk[[:space:]]*#0x45e0') &&
+		descs=$(( $(aarch64-linux-gnu-objdump -h "$tmp/a64.o" |
+			awk '$2 == "__rseq_cs" { print "0x" $3 }') / 32 )) &&
+		echo "signatures $sigs, descriptors $descs" >>"$tmp/err" &&
+		[ "$sigs" -gt 0 ] && [ "$sigs" -eq "$descs" ]
+	ok $? "percpu.h's aarch64 sections assemble: $mode" "$tmp/err"
 done
 
 # Instructions of each function, without addresses or padding.
