@@ -183,7 +183,9 @@ emit O /lab/out
 emit E /lab/err
 if [ -e /lab/want-dmesg ]; then dmesg >/lab/dmesg; emit D /lab/dmesg; fi
 echo "$T:rc $rc"
-poweroff -f
+# A reset ends QEMU at once (-no-reboot) on both machines, with no ACPI
+# or PSCI power-off path to depend on.
+reboot -f
 """
 
 
