@@ -41,8 +41,8 @@ for r in d["runs"]:
 ' "$ncache"
 ok $? "bench mask --json: one run per scenario and cache state, four ways each, min <= median <= max"
 
-run bench mask --bits 100 --grow 101
-[ $rc -eq 2 ] && [ -z "$out" ] && [ "$err" = "cidkit: bench mask: --grow 101 is more than --bits 100" ]
+run_status 2 bench mask --bits 100 --grow 101
+[ -z "$out" ] && [ "$err" = "cidkit: bench mask: --grow 101 is more than --bits 100" ]
 ok $? "bench mask: --grow above --bits is one cidkit: line, exit 2"
 
 # ---- bench burst ----------------------------------------------------------
