@@ -14,6 +14,7 @@ static const struct cli_cmd commands[] = {
 	{ "cid", cmd_cid, "the kernel's cpu_id and mm_cid as threads wake and sleep" },
 	{ "sim", cmd_sim, "the simulator's scenarios" },
 	{ "check", cmd_check, "explore interleavings of the CID policies' real code" },
+	{ "trace", cmd_trace, "record a real schedule (libtracefs) for 'sim replay'" },
 	{ "bench", cmd_bench, "benchmarks on this machine" },
 	{ "cat", cmd_cat, "open once, pread many (drop-in for fastcat)" },
 	{ "resctrl", cmd_resctrl, "sample resctrl memory bandwidth per group and domain" },
