@@ -169,8 +169,10 @@ struct cidk_replay_disagree {
 
 struct cidk_replay_policy_result {
 	struct cidk_cid_stats stats;
-	uint64_t switches_in;	/* switch-ins of the group's threads */
-	uint64_t switches;	/* switches with a thread of the group on either side */
+	uint64_t switches_in;	/* switch-ins of the group's threads (the
+				   first task's exec counts as one) */
+	uint64_t switches;	/* switches with a thread of the group on
+				   either side (and those switch-ins) */
 	uint64_t handed;	/* CIDs handed out (switch-ins with a CID) */
 	unsigned int largest;	/* largest CID handed out (CIDK_CID_NONE: none) */
 	unsigned int distinct;	/* distinct CIDs handed out */

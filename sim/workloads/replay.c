@@ -219,6 +219,30 @@ static void out(struct cidk_replay *r, struct rtask *t, uint64_t ts)
 	t->running = false;
 }
 
+/* One switch on @c for every policy, counted. */
+static void drive(struct cidk_replay *r, unsigned int c, struct rtask *pt,
+		  struct rtask *nt, uint64_t ts)
+{
+	for (unsigned int p = 0; p < r->p.nr_policies; p++) {
+		struct cidk_replay_policy_result *pr = &r->res.pol[p];
+		unsigned int cid;
+
+		cid = cidk_cid_switch(c, pt ? r->mm[p] : NULL,
+				      pt ? &pt->ct[p] : NULL,
+				      nt ? r->mm[p] : NULL,
+				      nt ? &nt->ct[p] : NULL, ts);
+		pr->switches++;
+		if (!nt)
+			continue;
+		pr->switches_in++;
+		if (cid != CIDK_CID_NONE) {
+			pr->handed++;
+			mark(r->pol_seen[p], cid, r->p.nr_cpus, &pr->distinct,
+			     &pr->largest);
+		}
+	}
+}
+
 static int ev_switch(struct cidk_replay *r, const struct cidk_trace_event *ev)
 {
 	struct rtask *pt = find(r, ev->prev_pid), *nt;
@@ -248,26 +272,13 @@ static int ev_switch(struct cidk_replay *r, const struct cidk_trace_event *ev)
 	if (!pt && !nt)
 		return 0;
 	r->res.group_events++;
-	if (nt)
+	if (nt) {
+		/* as if prev had given its CID back: the switch-in's view */
+		r->on_cpu[c] = NULL;
 		nt->lowest = lowest_free(r, nt);
-	for (unsigned int p = 0; p < r->p.nr_policies; p++) {
-		struct cidk_replay_policy_result *pr = &r->res.pol[p];
-		unsigned int cid;
-
-		cid = cidk_cid_switch(c, pt ? r->mm[p] : NULL,
-				      pt ? &pt->ct[p] : NULL,
-				      nt ? r->mm[p] : NULL,
-				      nt ? &nt->ct[p] : NULL, ev->ts_ns);
-		pr->switches++;
-		if (!nt)
-			continue;
-		pr->switches_in++;
-		if (cid != CIDK_CID_NONE) {
-			pr->handed++;
-			mark(r->pol_seen[p], cid, r->p.nr_cpus, &pr->distinct,
-			     &pr->largest);
-		}
+		r->on_cpu[c] = pt;
 	}
+	drive(r, c, pt, nt, ev->ts_ns);
 	if (pt) {
 		pt->running = false;
 		r->on_cpu[c] = NULL;
@@ -302,9 +313,7 @@ static int ev_rseq(struct cidk_replay *r, const struct cidk_trace_event *ev)
 		if (r->on_cpu[ev->cpu])
 			out(r, r->on_cpu[ev->cpu], ev->ts_ns);
 		t->lowest = lowest_free(r, t);
-		for (unsigned int p = 0; p < r->p.nr_policies; p++)
-			cidk_cid_switch(ev->cpu, NULL, NULL, r->mm[p], &t->ct[p],
-					ev->ts_ns);
+		drive(r, ev->cpu, NULL, t, ev->ts_ns);
 		t->running = true;
 		t->cpu = ev->cpu;
 		t->switch_prev = -1;
@@ -390,9 +399,7 @@ static int ev_exec(struct cidk_replay *r, const struct cidk_trace_event *ev)
 	if (r->on_cpu[ev->cpu] && r->on_cpu[ev->cpu] != t)
 		out(r, r->on_cpu[ev->cpu], ev->ts_ns);
 	t->lowest = lowest_free(r, t);
-	for (unsigned int p = 0; p < r->p.nr_policies; p++)
-		cidk_cid_switch(ev->cpu, NULL, NULL, r->mm[p], &t->ct[p],
-				ev->ts_ns);
+	drive(r, ev->cpu, NULL, t, ev->ts_ns);
 	t->running = true;
 	t->cpu = ev->cpu;
 	t->switch_prev = -1;
