@@ -10,11 +10,14 @@
 #                this machine now: short runs, dated)
 #   make fuzz    libFuzzer on every tests/fuzz harness, FUZZ_SECONDS each
 #                (default 60; clang); see docs/fuzz.md
+#   make check-kernels  the guest suite on every kernel line (6.1 to 7.3,
+#                sid, experimental) x x86_64 and arm64 under QEMU
+#                (docs/kernels.md; make check runs sid and bookworm)
 
 BUILD ?= build
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap demo check bench plots fuzz clean
+.PHONY: all bootstrap demo check check-kernels bench plots fuzz clean
 
 all: bootstrap
 	@scripts/build.sh $(BUILD)
@@ -28,6 +31,9 @@ demo: all
 check: bootstrap
 	@scripts/check.sh
 
+check-kernels: bootstrap
+	@scripts/check-kernels.sh
+
 bench: all
 	@scripts/bench.sh $(BUILD)/cidkit
 
@@ -38,4 +44,4 @@ fuzz: bootstrap
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz build-guest-x86_64 build-guest-arm64

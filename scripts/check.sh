@@ -1,6 +1,6 @@
 #!/bin/sh
 # scripts/check.sh - build and test three ways, then print one summary line.
-#   build       gcc, -O2: every suite
+#   build       gcc, -O2: every suite (kernels -- guests under QEMU -- only here)
 #   build-asan  gcc, AddressSanitizer + UndefinedBehaviorSanitizer: every suite
 #   build-tsan  clang, ThreadSanitizer: the concurrent code (stress suite)
 # The last two lines (CI greps the last one; keep its form):

@@ -122,12 +122,14 @@ CIDK_EXPORT int cidk_topo_set_mask(struct cidk_topo *t,
  * nr_cpu_ids is the last CPU of devices/system/cpu/possible plus one; the
  * online CPUs come from .../online; each online CPU must have a topology/
  * folder.  Kernels before 2.6.27 have neither file: then the cpuN/
- * folders give the possible CPUs and each cpuN/online ("1", "0", absent:
- * online) the online ones.  A CPU without package files is grouped by its
+ * folders give the possible CPUs and each cpuN/online ("1", "0"; absent
+ * or empty, as old hwloc-gather-topology dumps hold them: online) the
+ * online ones.  A CPU without package files is grouped by its
  * physical_package_id, or, without one, into one package; an LLC whose
  * shared_cpu_map is all zeros gets the CPU's SMT group; a cluster or die
  * level of one-CPU groups is dropped as degenerate.  Each inference is a
- * note (cidk_topo_note()).  Every mask read is intersected with the online
+ * note (cidk_topo_note()), and so is a containment order of the levels
+ * other than the enum's (cidk_topo_level_order()).  Every mask read is intersected with the online
  * CPUs and must contain its own CPU.  Which files are read, in which
  * order, and when the cluster and die levels count as present:
  * docs/topo.md.  Errors: -ENOENT (a required file is missing), -EINVAL (a
@@ -219,8 +221,9 @@ CIDK_EXPORT enum cidk_topo_dist cidk_topo_distance(const struct cidk_topo *t,
 /*
  * cidk_topo_nr_notes, cidk_topo_note - what discovery had to infer, one
  * sentence each ("cpu/possible missing: ..."): a fallback of
- * cidk_topo_from_sysfs() (docs/topo.md lists them) or a level dropped as
- * degenerate.  cidk_topo_note() returns NULL for @i >= the number of
+ * cidk_topo_from_sysfs() (docs/topo.md lists them), a level dropped as
+ * degenerate, or levels ordered by containment in another order than the
+ * enum's.  cidk_topo_note() returns NULL for @i >= the number of
  * notes.  At most one note per kind, each at most 200 bytes, naming files
  * relative to devices/system/cpu.  MT-safe.
  */
@@ -280,29 +283,53 @@ CIDK_EXPORT bool cidk_topo_span_sane_pairwise(const struct cidk_topo *t,
 					      struct cidk_topo_insane *why);
 
 /*
- * cidk_topo_sane - span sanity (above) and level nesting: bottom-up, at
- * each non-NUMA level present, first its span, then that each of its
- * groups is a union of groups of the nearest non-NUMA level present below
- * (the scheduler's "child domain inside its parent").  Only online CPUs
- * with a mask at both levels count.  The first failure is reported in
- * @why (kind SPAN or NEST).
+ * cidk_topo_sane - span sanity (above) and level nesting: the non-NUMA
+ * levels present form one chain by containment (the scheduler's "child
+ * domain inside its parent"), each group of a level a union of groups of
+ * the level before it in the chain.  The chain is usually the enum order
+ * (smt < cluster < llc < die < pkg), but need not be: when an old arm64
+ * kernel calls each cluster a package and one L3 holds two of them, the
+ * chain is smt < pkg < llc, and the topology is sane
+ * (cidk_topo_level_order() gives the chain).  Bottom-up in enum order,
+ * each level is span-checked, then placed: on top of the chain when it is
+ * a union of the top's groups, else lower down, where it contains the
+ * level below and the level above contains it.  A level that fits nowhere
+ * has a group that straddles groups of another level: the first failure
+ * is reported in @why (kind SPAN, or NEST at that level with @below the
+ * top of the chain so far and a witness of that pair).  Only online CPUs
+ * with a mask at both levels count.
  *
- * Nesting costs O(N) per level, after the span check of both levels has
- * passed: then a group is named by its lowest CPU, and nesting holds iff
- * all online CPUs of one group below share one group above, which one
- * pass with one array of N ids checks.  Falls back to the pairwise
- * check if its scratch memory cannot be allocated.  MT-safe (read-only).
+ * Each containment test costs O(N), after the span check of both levels
+ * has passed: then a group is named by its lowest CPU, and a level
+ * contains another iff all online CPUs of one group of the other share
+ * one group of it, which one pass with one array of N ids checks.  One
+ * test per level when the chain is the enum order; at most one per level
+ * already placed otherwise.  Falls back to the pairwise check if its
+ * scratch memory cannot be allocated.  MT-safe (read-only).
  */
 CIDK_EXPORT bool cidk_topo_sane(const struct cidk_topo *t,
 				struct cidk_topo_insane *why);
 
 /*
- * The quadratic reference: span pairwise, and nesting by comparing every
- * pair of online CPUs (equal groups below must mean equal groups above).
- * Same verdict, level and kind as cidk_topo_sane() (the CPUs may differ).
+ * The quadratic reference: span pairwise, and each containment test by
+ * comparing every pair of online CPUs (equal groups below must mean equal
+ * groups above), placed in the chain the same way.  Same verdict, level
+ * and kind as cidk_topo_sane() (the CPUs may differ).
  */
 CIDK_EXPORT bool cidk_topo_sane_pairwise(const struct cidk_topo *t,
 					 struct cidk_topo_insane *why);
+
+/*
+ * cidk_topo_level_order - the levels present, bottom-up by containment,
+ * into @order (room for CIDK_TOPO_NR_LEVELS): the non-NUMA levels in the
+ * chain of cidk_topo_sane() (each group a union of groups of the level
+ * before; levels with equal groups in enum order), then NUMA, which is
+ * not ordered.  When cidk_topo_sane() fails there is no chain: the levels
+ * present in enum order.  Returns how many were written.  O(N) per
+ * level, as cidk_topo_sane().  MT-safe (read-only).
+ */
+CIDK_EXPORT unsigned int cidk_topo_level_order(const struct cidk_topo *t,
+					       enum cidk_topo_level *order);
 
 /*
  * cidk_topo_remove_cpu - take @cpu offline: drop it from the online mask

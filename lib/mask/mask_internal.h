@@ -36,4 +36,24 @@ static inline unsigned long cidk__mask_run(unsigned int off, unsigned int n)
 #define CIDK__POPCNT_CLONES
 #endif
 
+/*
+ * The check of cidk_mask_union_count() (lib/mask/atomic.c), one way at a
+ * time, for its tests: relaxed atomic loads one word at a time (every
+ * architecture), SSE2 or AVX2 vector loads (x86-64).  The public function
+ * takes AVX2 where the CPU has it, else SSE2 on x86-64, else the scalar
+ * way.  cidk__mask_union_count_isa() returns UINT_MAX for a way this build
+ * or CPU lacks (cidk__mask_union_isa_available() says which).
+ */
+enum cidk__union_isa {
+	CIDK__UNION_SCALAR,
+	CIDK__UNION_SSE2,
+	CIDK__UNION_AVX2,
+	CIDK__UNION_NR,
+};
+
+bool cidk__mask_union_isa_available(enum cidk__union_isa isa);
+unsigned int cidk__mask_union_count_isa(struct cidk_mask *dst,
+					const struct cidk_mask *src,
+					enum cidk__union_isa isa);
+
 #endif /* CIDKIT_MASK_INTERNAL_H */

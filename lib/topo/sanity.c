@@ -2,9 +2,18 @@
 /*
  * Span sanity: at each non-NUMA level, the masks of any two online CPUs
  * are equal or disjoint (and each CPU is in its own mask).  Nesting
- * (cidk_topo_sane()): each group of a level is a union of groups of the
- * nearest level below; checked after both levels passed span sanity, by
- * group ids (level_nests_linear()).
+ * (cidk_topo_sane()): the levels form one chain by containment, each group
+ * of a level a union of groups of the level before it in the chain;
+ * checked after both levels passed span sanity, by group ids
+ * (level_nests_linear()).  The chain is built bottom-up in enum order
+ * (sane_chain()): a level that is a union of the top of the chain goes on
+ * top (the usual case: one check per level, as smt < cluster < llc < die <
+ * pkg); one that is not goes just above the highest level below the top
+ * that it contains, provided the level above that place contains it (old arm64 kernels call
+ * each cluster a package under one L3: smt < pkg < llc).  Containment of
+ * partitions is transitive, so a level that fits there is comparable with
+ * every level of the chain; one that fits nowhere has a group that
+ * straddles groups of another level, and the topology is insane (NEST).
  *
  * Linear check (DESIGN.md), per level, CPUs in ascending order, with a
  * covered mask (the CPUs of every group met so far) and a seen-ids mask
@@ -55,15 +64,6 @@ static void report_nest(struct cidk_topo_insane *why, int l, int below,
 		why->kind = CIDK_TOPO_INSANE_NEST;
 		why->below = (enum cidk_topo_level)below;
 	}
-}
-
-/* The nearest non-NUMA level present below @l, or -1. */
-static int level_below(const struct cidk_topo *t, int l)
-{
-	while (--l >= 0)
-		if (level_checked(t, l))
-			return l;
-	return -1;
 }
 
 /* ---- pairwise ---------------------------------------------------------------- */
@@ -147,22 +147,6 @@ static bool level_nests_pairwise(const struct cidk_topo *t, int l, int c,
 	return true;
 }
 
-bool cidk_topo_sane_pairwise(const struct cidk_topo *t,
-			     struct cidk_topo_insane *why)
-{
-	for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++) {
-		int c;
-
-		if (!level_checked(t, l))
-			continue;
-		if (!level_sane_pairwise(t, l, why))
-			return false;
-		c = level_below(t, l);
-		if (c >= 0 && !level_nests_pairwise(t, l, c, why))
-			return false;
-	}
-	return true;
-}
 
 /* ---- linear ------------------------------------------------------------------ */
 
@@ -307,44 +291,149 @@ static bool level_nests_linear(const struct cidk_topo *t, int l, int c,
 	return true;
 }
 
-static bool sane_linear(const struct cidk_topo *t, bool nest,
-			struct cidk_topo_insane *why)
-{
-	unsigned int nwords = t->online->nwords;
-	struct scratch s;
-	bool sane = true;
-	void *mem;
+/* ---- the chain of levels ---------------------------------------------------- */
 
-	mem = malloc(2 * nwords * sizeof(unsigned long) +
-		     (nest ? 2 : 1) * t->nr_cpu_ids * sizeof(uint32_t));
-	if (!mem)
-		return nest ? cidk_topo_sane_pairwise(t, why)
-			    : cidk_topo_span_sane_pairwise(t, why);
-	s.covered = mem;
-	s.seen = s.covered + nwords;
-	s.intro = (uint32_t *)(s.seen + nwords);
-	for (int l = 0; l < CIDK_TOPO_NR_LEVELS && sane; l++) {
-		int c;
+/*
+ * The two checks, linear or pairwise: span(l) and nests(l, c), "each group
+ * of @l is a union of groups of @c" (reported as NEST at l below c).
+ */
+struct checker {
+	bool pairwise;
+	struct scratch s;
+	uint32_t *par;
+};
+
+static bool span_ok(const struct cidk_topo *t, struct checker *k, int l,
+		    struct cidk_topo_insane *why)
+{
+	return k->pairwise ? level_sane_pairwise(t, l, why)
+			   : level_sane_linear(t, l, &k->s, why);
+}
+
+static bool nests(const struct cidk_topo *t, struct checker *k, int l, int c,
+		  struct cidk_topo_insane *why)
+{
+	return k->pairwise ? level_nests_pairwise(t, l, c, why)
+			   : level_nests_linear(t, l, c, k->par, k->s.intro, why);
+}
+
+/*
+ * Span-check every non-NUMA level present, bottom-up in enum order, and
+ * (@nest) place each in the chain @chain[0..*nr) of the levels met so far,
+ * bottom-up by containment: on top when it is a union of the top's groups,
+ * else just above the highest level below the top whose groups it is a
+ * union of (or at the bottom), provided the level it lands under is a
+ * union of its groups.  Equal levels keep enum order.  Returns false at
+ * the first failure (@why untouched on success) (@why: SPAN, or NEST at the level that fits nowhere,
+ * against the top of the chain, with that check's witness).  One nests()
+ * per level when the enum order is the containment order; at most one per
+ * level met so far otherwise.
+ */
+static bool sane_chain(const struct cidk_topo *t, struct checker *k, bool nest,
+		       struct cidk_topo_insane *why, int *chain, int *nr)
+{
+	struct cidk_topo_insane top;
+	int n = 0;
+
+	for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++) {
+		int j;
 
 		if (!level_checked(t, l))
 			continue;
-		sane = level_sane_linear(t, l, &s, why);
-		if (sane && nest && (c = level_below(t, l)) >= 0)
-			sane = level_nests_linear(t, l, c,
-						  s.intro + t->nr_cpu_ids,
-						  s.intro, why);
+		if (!span_ok(t, k, l, why))
+			return false;
+		if (!nest || n == 0 || nests(t, k, l, chain[n - 1], &top)) {
+			chain[n++] = l;
+			continue;
+		}
+		/* not a union of the top's groups: its place is lower down */
+		for (j = n - 2; j >= 0 && !nests(t, k, l, chain[j], NULL); j--)
+			;
+		if (!nests(t, k, chain[j + 1], l, NULL)) {
+			if (why)
+				*why = top; /* l against the top */
+			return false;
+		}
+		memmove(chain + j + 2, chain + j + 1,
+			(size_t)(n - j - 1) * sizeof(*chain));
+		chain[j + 1] = l;
+		n++;
 	}
+	*nr = n;
+	return true;
+}
+
+/* Scratch for the linear checks (NULL: use the pairwise ones). */
+static void *checker_init(const struct cidk_topo *t, struct checker *k,
+			  bool pairwise)
+{
+	unsigned int nwords = t->online->nwords;
+	void *mem = NULL;
+
+	k->pairwise = true;
+	if (pairwise)
+		return NULL;
+	mem = malloc(2 * nwords * sizeof(unsigned long) +
+		     2 * t->nr_cpu_ids * sizeof(uint32_t));
+	if (!mem)
+		return NULL; /* the pairwise check: same answer, slower */
+	k->pairwise = false;
+	k->s.covered = mem;
+	k->s.seen = k->s.covered + nwords;
+	k->s.intro = (uint32_t *)(k->s.seen + nwords);
+	k->par = k->s.intro + t->nr_cpu_ids;
+	return mem;
+}
+
+static bool sane(const struct cidk_topo *t, bool pairwise, bool nest,
+		 struct cidk_topo_insane *why, int *chain, int *nr)
+{
+	struct checker k;
+	void *mem = checker_init(t, &k, pairwise);
+	bool ok = sane_chain(t, &k, nest, why, chain, nr);
+
 	free(mem);
-	return sane;
+	return ok;
 }
 
 bool cidk_topo_span_sane(const struct cidk_topo *t,
 			 struct cidk_topo_insane *why)
 {
-	return sane_linear(t, false, why);
+	int chain[CIDK_TOPO_NR_LEVELS], n;
+
+	return sane(t, false, false, why, chain, &n);
 }
 
 bool cidk_topo_sane(const struct cidk_topo *t, struct cidk_topo_insane *why)
 {
-	return sane_linear(t, true, why);
+	int chain[CIDK_TOPO_NR_LEVELS], n;
+
+	return sane(t, false, true, why, chain, &n);
+}
+
+bool cidk_topo_sane_pairwise(const struct cidk_topo *t,
+			     struct cidk_topo_insane *why)
+{
+	int chain[CIDK_TOPO_NR_LEVELS], n;
+
+	return sane(t, true, true, why, chain, &n);
+}
+
+unsigned int cidk_topo_level_order(const struct cidk_topo *t,
+				   enum cidk_topo_level *order)
+{
+	int chain[CIDK_TOPO_NR_LEVELS], n = 0;
+	unsigned int k = 0;
+
+	if (!sane(t, false, true, NULL, chain, &n)) {
+		n = 0;
+		for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++)
+			if (level_checked(t, l))
+				chain[n++] = l;
+	}
+	for (int i = 0; i < n; i++)
+		order[k++] = (enum cidk_topo_level)chain[i];
+	if (t->lv[CIDK_TOPO_NUMA].present)
+		order[k++] = CIDK_TOPO_NUMA;
+	return k;
 }

@@ -7,7 +7,8 @@
  *   devices/system/cpu/possible          nr_cpu_ids = last CPU + 1
  *                                        (else: the cpuN folders)
  *   devices/system/cpu/online            online CPUs (else: each
- *                                        cpuN/online, absent = online)
+ *                                        cpuN/online, absent or empty =
+ *                                        online)
  *   cpuN/topology/ (online CPUs only; offline CPUs have none)
  *     smt      core_cpus_list, core_cpus, thread_siblings_list, thread_siblings
  *     cluster  cluster_cpus_list, cluster_cpus                   (optional)
@@ -31,7 +32,8 @@
  * CPU's cluster differs from its SMT group, and die only if some CPU's die
  * differs from its package; a cluster or die level of one-CPU groups (arm64
  * with die_id -1) is dropped as degenerate, as the kernel drops a domain
- * of one CPU.  Every inference from something missing is a note.
+ * of one CPU.  Every inference from something missing is a note, and so
+ * is a containment order of the levels other than the enum's.
  *
  * Workload: run once; reads (levels + cache indexes) files per online CPU.
  */
@@ -63,6 +65,7 @@ struct reader {
 	int32_t *pkgid;		 /* their physical_package_id, -1 unknown */
 	unsigned int nr_pkgid;	 /* how many of them have one */
 	unsigned int nr_zero_llc, first_zero_llc, zero_llc_index;
+	unsigned int nr_empty_online, first_empty_online;
 };
 
 /*
@@ -575,7 +578,11 @@ static int list_cpu_dirs(struct reader *r, const char *why)
 	return rc;
 }
 
-/* Online CPUs from each cpuN/online: "1", "0", or absent (online). */
+/*
+ * Online CPUs from each cpuN/online: "1", "0", absent (online) or empty
+ * (online, as hwloc reads it: old hwloc-gather-topology dumps hold empty
+ * ones).  Anything else, even a lone newline, is garbled.
+ */
 static int online_from_dirs(struct reader *r, struct cidk_mask *m)
 {
 	unsigned int cpu;
@@ -595,7 +602,11 @@ static int online_from_dirs(struct reader *r, struct cidk_mask *m)
 		}
 		if (rc)
 			return rc;
-		if (!strcmp(r->buf, "1\n") || !strcmp(r->buf, "1"))
+		if (!r->buf[0]) {
+			cidk_mask_set(m, cpu);
+			if (!r->nr_empty_online++)
+				r->first_empty_online = cpu;
+		} else if (!strcmp(r->buf, "1\n") || !strcmp(r->buf, "1"))
 			cidk_mask_set(m, cpu);
 		else if (strcmp(r->buf, "0\n") && strcmp(r->buf, "0")) {
 			cidk__topo_err(r->err, r->path, "not 0 or 1");
@@ -671,6 +682,32 @@ static int drop_single(struct cidk_topo *t, enum cidk_topo_level level)
 	return rc;
 }
 
+/*
+ * A note when the levels nest in another order than the enum's (an old
+ * arm64 kernel that calls each cluster a package: smt < pkg < llc).
+ */
+static int order_note(struct cidk_topo *t)
+{
+	enum cidk_topo_level order[CIDK_TOPO_NR_LEVELS];
+	unsigned int n = cidk_topo_level_order(t, order);
+	char chain[64] = "";
+	bool moved = false;
+	size_t len = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (order[i] == CIDK_TOPO_NUMA)
+			break;
+		moved |= i && order[i] < order[i - 1];
+		len += (size_t)snprintf(chain + len, sizeof(chain) - len, "%s%s",
+					i ? " < " : "",
+					cidk_topo_level_name(order[i]));
+	}
+	if (!moved)
+		return 0;
+	return cidk__topo_note(t, "levels ordered by containment, as the kernel builds its domains (each group a union of groups of the level before): %s",
+			       chain);
+}
+
 /* The notes of every fallback taken, in the order they were taken. */
 static int add_notes(struct reader *r, struct cidk_topo *t, bool no_possible,
 		     bool no_online)
@@ -686,6 +723,9 @@ static int add_notes(struct reader *r, struct cidk_topo *t, bool no_possible,
 				     t->nr_cpu_ids);
 	else if (no_online)
 		rc = cidk__topo_note(t, "cpu/online missing: online CPUs from each cpuN/online (absent: online)");
+	if (!rc && r->nr_empty_online)
+		rc = cidk__topo_note(t, "cpu%u/online is empty (%u CPUs so, as old hwloc-gather-topology dumps write them): taken as online, as hwloc does",
+				     r->first_empty_online, r->nr_empty_online);
 	if (!rc && r->nr_pkgid)
 		rc = cidk__topo_note(t, "no package_cpus or core_siblings for %u CPUs (cpu%u first): packages from physical_package_id",
 				     r->nr_pkgid, cidk_mask_first(r->nopkg));
@@ -708,6 +748,8 @@ static int add_notes(struct reader *r, struct cidk_topo *t, bool no_possible,
 		rc = drop_single(t, CIDK_TOPO_CLUSTER);
 	if (!rc)
 		rc = drop_single(t, CIDK_TOPO_DIE);
+	if (!rc)
+		rc = order_note(t);
 	return rc;
 }
 

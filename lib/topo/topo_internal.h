@@ -52,7 +52,7 @@ struct cidk__topo_level {
 	unsigned int nr_groups;
 };
 
-#define CIDK__TOPO_MAX_NOTES 8
+#define CIDK__TOPO_MAX_NOTES 12
 
 struct cidk_topo {
 	unsigned int nr_cpu_ids;

@@ -11,10 +11,39 @@ ncpu=$(echo "$allowed" | wc -w)
 outside=$(python3 -c 'import os; a = os.sched_getaffinity(0); print(next(c for c in range(1024) if c not in a))')
 
 # ---- bench mask: the three ways are compared, not assumed equal -------------
-run bench mask --bits 1000 --reps 3
+# 1 changing union + 3 reps x 2 scenarios x 2 cache states (x86-64, aarch64)
+case $(uname -m) in x86_64 | aarch64) ncache=2 ;; *) ncache=1 ;; esac
+run bench mask --bits 1000 --reps 3 --grow 5
 [ $rc -eq 0 ] && [ -z "$err" ] && printf '%s\n' "$out" |
-	grep -q "^final weight 1000: the three ways' counts and bitmaps agree (4 comparisons"
-ok $? "bench mask: 4 comparisons (a changing union, then 3 repetitions), all equal"
+	grep -q "^final weight 1000: the three ways' counts and bitmaps agree ($((1 + 6 * ncache)) comparisons" &&
+	printf '%s\n' "$out" | grep -q '^steady: B full, nothing new$' &&
+	printf '%s\n' "$out" | grep -q '^growing: B full less 5 bits spread over the mask, 5 new bits each repetition$' &&
+	[ "$(printf '%s\n' "$out" | grep -c '^warm: per_bit_atomic / union_count = ')" -eq 2 ]
+ok $? "bench mask: both scenarios, $((1 + 6 * ncache)) comparisons (a changing union, then every repetition), all equal"
+
+run bench mask --bits 1000 --reps 3 --grow 7 --json
+[ $rc -eq 0 ] && [ -z "$err" ] && printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+nc = int(sys.argv[1])
+assert d["bits"] == 1000 and d["reps"] == 3 and d["grow"] == 7, d
+assert d["compared"] == 1 + 6 * nc, d["compared"]
+runs = [(r["scenario"], r["cache"]) for r in d["runs"]]
+want = [(s, c) for s in ("steady", "growing") for c in ("warm", "cold")[:nc]]
+assert runs == want, runs
+for r in d["runs"]:
+    assert r["new_bits"] == (7 if r["scenario"] == "growing" else 0), r
+    for w in ("union_count", "per_bit_atomic", "locked_or_weight", "memcmp"):
+        m = r[w]
+        assert 0 <= m["min_ns"] <= m["median_ns"] <= m["max_ns"], (w, m)
+    for k in ("per_bit_over_union", "locked_over_union", "union_over_memcmp"):
+        assert r[k] >= 0, (k, r)
+' "$ncache"
+ok $? "bench mask --json: one run per scenario and cache state, four ways each, min <= median <= max"
+
+run bench mask --bits 100 --grow 101
+[ $rc -eq 2 ] && [ -z "$out" ] && [ "$err" = "cidkit: bench mask: --grow 101 is more than --bits 100" ]
+ok $? "bench mask: --grow above --bits is one cidkit: line, exit 2"
 
 # ---- bench burst ----------------------------------------------------------
 run bench burst --help

@@ -12,7 +12,7 @@ json_ok() { # the output is one valid JSON object
 }
 
 # Saved sysfs trees against hand-worked golden JSON (tests/data/sysfs).
-shapes="adl-hybrid old-kernel offline smt8 vm insane-llc no-cpu-files no-package zero-cache-map arm64-die non-nesting"
+shapes="adl-hybrid old-kernel offline smt8 vm insane-llc no-cpu-files no-package zero-cache-map arm64-die non-nesting empty-online arm64-cluster-pkg"
 for shape in $shapes; do
 	want=0
 	case $shape in insane-llc | non-nesting) want=1 ;; esac
@@ -24,8 +24,8 @@ for shape in $shapes; do
 	[ "$out" = "$(cat "$data/$shape.groups.json")" ]
 	ok $? "topo --sysfs-root $shape --json --groups: golden groups"
 done
-[ "$(ls "$data"/*.json | wc -l)" -eq 14 ]
-ok $? "every golden output is checked above (11 trees, 3 with groups)"
+[ "$(ls "$data"/*.json | wc -l)" -eq 26 ] && [ "$(ls -d "$data"/*/ | wc -l)" -eq 13 ]
+ok $? "every golden output is checked above (13 trees, each with groups)"
 python3 -c '
 import json, sys
 for f in sys.argv[1:]:
@@ -65,6 +65,17 @@ ok $? "arm64 die_id -1: the one-CPU die level is dropped, with a note"
 run_status 1 topo --sysfs-root "$data/non-nesting"
 echo "$out" | grep -qx 'span: INSANE at llc (cpu 2: 0-2 is not a union of cluster groups: cpu 3 shares cluster 2-3 with it but is in llc 3-7)'
 ok $? "non-nesting tree: reported like a span failure, exit 1"
+# Issue 23: old hwloc-gather-topology dumps hold empty cpuN/online files.
+run topo --sysfs-root "$data/empty-online"
+[ $rc -eq 0 ] && [ -z "$err" ] && echo "$out" | grep -q '^online: 0-7 (8 of 8 possible CPUs)$' &&
+	echo "$out" | grep -qx 'note: cpu1/online is empty (7 CPUs so, as old hwloc-gather-topology dumps write them): taken as online, as hwloc does'
+ok $? "empty cpuN/online files: online, as hwloc reads them, a note line"
+# Issue 23: an old arm64 kernel calls each cluster a package under one L3.
+run topo --sysfs-root "$data/arm64-cluster-pkg"
+[ $rc -eq 0 ] && echo "$out" | grep -qx 'span: sane' &&
+	[ "$(echo "$out" | sed -n 's/^\([a-z]*\) .*/\1/p' | tr '\n' ' ')" = "level smt pkg llc numa " ] &&
+	echo "$out" | grep -qx 'note: levels ordered by containment, as the kernel builds its domains (each group a union of groups of the level before): smt < pkg < llc'
+ok $? "clusters as packages under one L3: sane, rows smt pkg llc numa, a note line"
 run_status 1 topo --sysfs-root "$data/non-nesting" --groups
 echo "$out" | grep -qx 'cluster groups: 0-1 2-3 4-5 6-7' &&
 	echo "$out" | grep -qx 'llc groups: 0-2 3-7'
@@ -198,6 +209,32 @@ expect_file_error "a mask without its own CPU" "cpu0/topology/core_cpus_list" to
 broken no-cpu-files
 echo "yes" >"$work/t/devices/system/cpu/cpu3/online"
 expect_file_error "cpuN/online garbled" "cpu3/online" topo --sysfs-root "$work/t"
+# Empty is online; anything else that is not 0 or 1 is still garbled.
+broken empty-online
+echo "2" >"$work/t/devices/system/cpu/cpu3/online"
+expect_file_error "empty-online tree, one cpuN/online '2'" "cpu3/online" topo --sysfs-root "$work/t"
+broken empty-online
+echo "" >"$work/t/devices/system/cpu/cpu6/online"
+expect_file_error "a cpuN/online of one newline is not an empty one" "cpu6/online" topo --sysfs-root "$work/t"
+broken empty-online
+echo 0 >"$work/t/devices/system/cpu/cpu5/online"
+run topo --sysfs-root "$work/t"
+# by hand: 5 offline, 1..4, 6, 7 empty (6 files, cpu1 first); 1 loses its sibling 5
+[ $rc -eq 0 ] && echo "$out" | grep -q '^online: 0-4,6-7 (7 of 8 possible CPUs)$' &&
+	echo "$out" | grep -Eq '^smt +4 +1 +2 +0,4$' &&
+	echo "$out" | grep -qx 'note: cpu1/online is empty (6 CPUs so, as old hwloc-gather-topology dumps write them): taken as online, as hwloc does'
+ok $? "empty-online tree with one cpuN/online '0': that CPU offline, the 6 empty ones online"
+# Containment orders levels; a partial overlap is still insane: the L3
+# split 0-5 and 6-7 cuts the package 4-7 (by hand: pkg 0-3 is not a union
+# of llc groups, cpu 4 the witness; below pkg, llc 0-5 is not a union of
+# pkg groups either, so pkg fits nowhere).
+broken arm64-cluster-pkg
+for c in 6 7; do echo c0 >"$work/t/devices/system/cpu/cpu$c/cache/index3/shared_cpu_map"; done
+for c in 0 1 2 3 4 5; do printf '3f\n' >"$work/t/devices/system/cpu/cpu$c/cache/index3/shared_cpu_map"; done
+run_status 1 topo --sysfs-root "$work/t"
+echo "$out" | grep -qx 'span: INSANE at pkg (cpu 0: 0-3 is not a union of llc groups: cpu 4 shares llc 0-5 with it but is in pkg 4-7)' &&
+	! echo "$out" | grep -q '^note: levels ordered'
+ok $? "clusters as packages under L3s 0-5 and 6-7: INSANE at pkg, exit 1, no order note"
 broken no-cpu-files
 mkdir "$work/t/devices/system/cpu/cpu03"
 expect_file_error "a misspelt cpuN folder" "devices/system/cpu" topo --sysfs-root "$work/t"

@@ -3,7 +3,9 @@
  * cidkit bench mask compares its three ways (bench/mask.c): on a union
  * that changes they agree with a plain count, and a way whose result is
  * off by one (the injected fault) makes the comparison fail with -EDOM;
- * a run compares once per repetition after the changing-union check.
+ * a run compares once per repetition of each scenario and cache state after
+ * the changing-union check, and its growing scenario adds exactly --grow
+ * bits per repetition to every way (its steady one none).
  */
 #include <errno.h>
 
@@ -38,11 +40,26 @@ int main(void)
 			   "%u bits: %s off by one is caught (rc %d)", bits,
 			   bench_mask_way_name[f], rc);
 		}
-		rc = bench_mask_run(bits, 3, &r);
-		ok(rc == 0 && r.compared == 4 && !r.disagreed &&
-			   r.weight[BENCH_MASK_LOCKED] == bits,
-		   "%u bits, 3 reps: 4 comparisons, all equal, weight %u (rc %d)",
-		   bits, r.weight[BENCH_MASK_LOCKED], rc);
+		{
+			/* 1 + 3 reps x 2 scenarios x (warm, cold if any) */
+			unsigned int cmp = 1 + 3 * 2 * (bench_mask_cold_supported() ? 2 : 1);
+			unsigned int grow = bits < 3 ? bits : 3, bad = 0;
+
+			rc = bench_mask_run(bits, 3, grow, &r);
+			ok(rc == 0 && r.compared == cmp && !r.disagreed &&
+				   r.weight[BENCH_MASK_LOCKED] == bits,
+			   "%u bits, 3 reps: %u comparisons, all equal, weight %u "
+			   "(rc %d, %u comparisons)", bits, cmp,
+			   r.weight[BENCH_MASK_LOCKED], rc, r.compared);
+			for (int w = 0; w < BENCH_MASK_NR_WAYS; w++)
+				bad += r.gained[BENCH_MASK_STEADY][w] != 0 ||
+				       r.gained[BENCH_MASK_GROWING][w] != grow;
+			ok(rc == 0 && !bad,
+			   "%u bits: steady adds 0 bits, growing %u, every way "
+			   "(union_count %u %u)", bits, grow,
+			   r.gained[BENCH_MASK_STEADY][0],
+			   r.gained[BENCH_MASK_GROWING][0]);
+		}
 	}
 	return done_testing();
 }

@@ -20,8 +20,9 @@ static const char about[] =
 	"Show the CPU topology level by level (smt, cluster, llc, die, pkg,\n"
 	"numa; only the levels the machine has) and check it: at each non-NUMA\n"
 	"level the groups of any two CPUs are equal or disjoint (span), and\n"
-	"each group is a union of groups of the level below (nesting).  What\n"
-	"discovery had to infer (old kernels, missing files) is a note: line.\n"
+	"the levels nest: ordered by containment, each group is a union of\n"
+	"groups of the level below.  What discovery had to infer (old kernels,\n"
+	"missing files, levels in another order) is a note: line.\n"
 	"Exit status 0 when sane, 1 when not, 2 for bad input.\n";
 
 /* The online CPUs of @cpu's group at @l as a cpulist (malloc'd). */
@@ -81,6 +82,8 @@ static void print_json(const struct cidk_topo *t, bool sane,
 		       const struct cidk_topo_insane *why, bool groups)
 {
 	char *online = list_of(cidk_topo_online(t));
+	enum cidk_topo_level order[CIDK_TOPO_NR_LEVELS];
+	unsigned int nl = cidk_topo_level_order(t, order);
 	struct jw j;
 
 	jw_init(&j, stdout);
@@ -89,11 +92,10 @@ static void print_json(const struct cidk_topo *t, bool sane,
 	jw_kstr(&j, "online", online);
 	jw_key(&j, "levels");
 	jw_arr(&j);
-	for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++) {
+	for (unsigned int i = 0; i < nl; i++) {
+		enum cidk_topo_level l = order[i];
 		unsigned int lo, hi;
 
-		if (!cidk_topo_has_level(t, l))
-			continue;
 		cidk_topo_span_range(t, l, &lo, &hi);
 		jw_obj(&j);
 		jw_kstr(&j, "name", cidk_topo_level_name(l));
@@ -144,6 +146,8 @@ static void print_table(const struct cidk_topo *t, const char *source,
 {
 	unsigned int cpu0 = cidk_mask_first(cidk_topo_online(t));
 	char *online = list_of(cidk_topo_online(t));
+	enum cidk_topo_level order[CIDK_TOPO_NR_LEVELS];
+	unsigned int nl = cidk_topo_level_order(t, order);
 	char head[32];
 
 	printf("%s\n", source);
@@ -152,12 +156,11 @@ static void print_table(const struct cidk_topo *t, const char *source,
 	snprintf(head, sizeof(head), "group of cpu %u", cpu0);
 	printf("%-8s %7s %9s %9s  %s\n", "level", "groups", "min span",
 	       "max span", head);
-	for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++) {
+	for (unsigned int i = 0; i < nl; i++) {
+		enum cidk_topo_level l = order[i];
 		unsigned int lo, hi;
 		char *g;
 
-		if (!cidk_topo_has_level(t, l))
-			continue;
 		cidk_topo_span_range(t, l, &lo, &hi);
 		g = list_of(cidk_topo_mask(t, l, cpu0));
 		printf("%-8s %7u %9u %9u  %s\n", cidk_topo_level_name(l),
@@ -165,11 +168,9 @@ static void print_table(const struct cidk_topo *t, const char *source,
 		free(g);
 	}
 	if (groups)
-		for (int l = 0; l < CIDK_TOPO_NR_LEVELS; l++) {
-			if (!cidk_topo_has_level(t, l))
-				continue;
-			printf("%s groups: ", cidk_topo_level_name(l));
-			print_groups(t, l, NULL);
+		for (unsigned int i = 0; i < nl; i++) {
+			printf("%s groups: ", cidk_topo_level_name(order[i]));
+			print_groups(t, order[i], NULL);
 			printf("\n");
 		}
 	if (sane) {

@@ -39,13 +39,14 @@ def put(path, text):
 
 def tree(name, nbits, online, topo, caches=None, nodes=None, old=False,
          cluster=True, die=True, hexbits=None, cpu_files=True, lists=True,
-         pkg=True, pkg_id=True):
+         pkg=True, pkg_id=True, empty_online=False):
     """topo: cpu -> dict(smt=, cluster=, die=, pkg=) sets.
     caches: cpu -> list of (level, type, set).  nodes: id -> set.
     cpu_files=False: no cpu/{possible,present,online,offline,kernel_max}
     (before 2.6.27).  lists=False: no topology *_list files (before
     2.6.26).  pkg=False: no core_siblings*; pkg_id=False: no
-    physical_package_id."""
+    physical_package_id.  empty_online: every cpuN/online written is
+    empty (zero bytes), as old hwloc-gather-topology dumps hold them."""
     hb = hexbits or nbits
     root = os.path.join(here, name)
     shutil.rmtree(root, ignore_errors=True)
@@ -59,7 +60,9 @@ def tree(name, nbits, online, topo, caches=None, nodes=None, old=False,
     for c in range(nbits):
         d = f"{cpu}/cpu{c}"
         os.makedirs(d, exist_ok=True)
-        if c:
+        if c and empty_online:
+            open(f"{d}/online", "w").close()
+        elif c:
             put(f"{d}/online", "1" if c in online else "0")
         if c not in online:
             continue
@@ -142,9 +145,17 @@ for k, core in enumerate(E):
         caches[c] = [(1, "Data", core), (1, "Instruction", core),
                      (2, "Unified", cl), (3, "Unified", allc)]
 tree("adl-hybrid", 20, allc, topo, caches, {0: allc})
+# smt: six P-cores of two (0-1 ... 10-11) and eight E-cores of one: 14
+# groups; cluster: the P-cores' L2 is their own (6 groups of 2) and two
+# E-clusters of 4: 8; one L3, package and node.
 golden("adl-hybrid", 20, "0-19",
        [("smt", 14, 1, 2), ("cluster", 8, 2, 4), ("llc", 1, 20, 20),
-        ("pkg", 1, 20, 20), ("numa", 1, 20, 20)])
+        ("pkg", 1, 20, 20), ("numa", 1, 20, 20)],
+       groups={"smt": ["0-1", "2-3", "4-5", "6-7", "8-9", "10-11", "12",
+                       "13", "14", "15", "16", "17", "18", "19"],
+               "cluster": ["0-1", "2-3", "4-5", "6-7", "8-9", "10-11",
+                           "12-15", "16-19"],
+               "llc": ["0-19"], "pkg": ["0-19"], "numa": ["0-19"]})
 
 # --- old-kernel: a 4.4 kernel on a 4-core/8-thread desktop: only
 # thread_siblings and core_siblings, no die or cluster files, the cache
@@ -160,7 +171,9 @@ for c in allc:
 tree("old-kernel", 8, allc, topo, caches, {0: allc}, old=True, hexbits=64)
 golden("old-kernel", 8, "0-7",
        [("smt", 4, 2, 2), ("llc", 1, 8, 8), ("pkg", 1, 8, 8),
-        ("numa", 1, 8, 8)])
+        ("numa", 1, 8, 8)],
+       groups={"smt": ["0,4", "1,5", "2,6", "3,7"], "llc": ["0-7"],
+               "pkg": ["0-7"], "numa": ["0-7"]})
 
 # --- offline: 2 sockets x 4 cores x 2 threads, Linux numbering (n, n+8),
 # CPU 2 offline (its sibling 10 is alone) and core 5 (CPUs 5, 13) offline.
@@ -177,9 +190,16 @@ for c in online:
 s0 = {x for x in online if (x % 8) < 4}
 s1 = online - s0
 tree("offline", nb, online, topo, caches, {0: s0, 1: s1})
-golden("offline", 13, cpulist(online),
+# Cores 0,8 1,9 3,11 4,12 6,14 7,15 and 10 alone (2 offline), in order of
+# lowest CPU; socket 0 is cores 0-3 (0,1,3,8,9,10,11: 7 CPUs), socket 1
+# cores 4-7 without core 5 (4,6,7,12,14,15: 6 CPUs).
+golden("offline", 13, "0-1,3-4,6-12,14-15",
        [("smt", 7, 1, 2), ("llc", 2, 6, 7), ("pkg", 2, 6, 7),
-        ("numa", 2, 6, 7)])
+        ("numa", 2, 6, 7)],
+       groups={"smt": ["0,8", "1,9", "3,11", "4,12", "6,14", "7,15", "10"],
+               "llc": ["0-1,3,8-11", "4,6-7,12,14-15"],
+               "pkg": ["0-1,3,8-11", "4,6-7,12,14-15"],
+               "numa": ["0-1,3,8-11", "4,6-7,12,14-15"]})
 
 # --- smt8: a small POWER9-like machine: 2 sockets x 2 SMT8 cores, threads
 # numbered consecutively, an L3 per core, NUMA nodes 0 and 8.
@@ -197,7 +217,10 @@ tree("smt8", nb, allc, topo, caches,
      {0: set(range(16)), 8: set(range(16, 32))})
 golden("smt8", 32, "0-31",
        [("smt", 4, 8, 8), ("llc", 4, 8, 8), ("pkg", 2, 16, 16),
-        ("numa", 2, 16, 16)])
+        ("numa", 2, 16, 16)],
+       groups={"smt": ["0-7", "8-15", "16-23", "24-31"],
+               "llc": ["0-7", "8-15", "16-23", "24-31"],
+               "pkg": ["0-15", "16-31"], "numa": ["0-15", "16-31"]})
 
 # --- insane-llc: 8 cores, two L3s (0-3, 4-7), but CPU 3's L3 claims 2-5.
 allc = set(range(8))
@@ -210,9 +233,12 @@ for c in allc:
     caches[c] = [(1, "Data", {c}), (1, "Instruction", {c}),
                  (2, "Unified", {c}), (3, "Unified", l3)]
 tree("insane-llc", 8, allc, topo, caches)
+# llc: three stored groups, 0-3 (CPUs 0-2), 2-5 (CPU 3), 4-7 (CPUs 4-7).
 golden("insane-llc", 8, "0-7",
        [("smt", 8, 1, 1), ("llc", 3, 4, 4), ("pkg", 1, 8, 8)],
-       sane=False, level="llc", insane=("span", None, 0, 3))
+       sane=False, level="llc", insane=("span", None, 0, 3),
+       groups={"smt": [str(c) for c in range(8)],
+               "llc": ["0-3", "2-5", "4-7"], "pkg": ["0-7"]})
 
 # --- vm: a 2-CPU virtual machine: no cache/ folders at all (no llc level),
 # cluster_cpus and die_cpus present but trivial (no cluster, no die level).
@@ -220,7 +246,8 @@ allc = {0, 1}
 topo = {c: dict(smt={c}, pkg=allc) for c in allc}
 tree("vm", 2, allc, topo, None, {0: allc})
 golden("vm", 2, "0-1",
-       [("smt", 2, 1, 1), ("pkg", 1, 2, 2), ("numa", 1, 2, 2)])
+       [("smt", 2, 1, 1), ("pkg", 1, 2, 2), ("numa", 1, 2, 2)],
+       groups={"smt": ["0", "1"], "pkg": ["0-1"], "numa": ["0-1"]})
 
 # ---- the fallbacks of issue 14 -----------------------------------------------
 # Each tree is one class of old or odd tree a real kernel writes; the
@@ -264,7 +291,8 @@ for c in allc:
 tree("no-package", 4, allc, topo, caches, old=True, pkg=False, pkg_id=False)
 golden("no-package", 4, "0-3",
        [("smt", 2, 2, 2), ("llc", 1, 4, 4), ("pkg", 1, 4, 4)],
-       notes=["no package information for 4 CPUs (cpu0 first: no package_cpus, core_siblings or physical_package_id): one package assumed"])
+       notes=["no package information for 4 CPUs (cpu0 first: no package_cpus, core_siblings or physical_package_id): one package assumed"],
+       groups={"smt": ["0-1", "2-3"], "llc": ["0-3"], "pkg": ["0-3"]})
 
 # --- zero-cache-map: an old ia64 kernel on 2 x Montecito (2 cores x 2
 # threads each; threads numbered consecutively): L1d, L1i, L2d, L2i and an
@@ -305,7 +333,9 @@ tree("arm64-die", 8, allc, topo, caches, {0: allc})
 golden("arm64-die", 8, "0-7",
        [("smt", 8, 1, 1), ("llc", 2, 4, 4), ("pkg", 1, 8, 8),
         ("numa", 1, 8, 8)],
-       notes=["die: 8 groups of one CPU above llc groups of up to 4: level dropped as degenerate (as the kernel drops a one-CPU domain)"])
+       notes=["die: 8 groups of one CPU above llc groups of up to 4: level dropped as degenerate (as the kernel drops a one-CPU domain)"],
+       groups={"smt": [str(c) for c in range(8)], "llc": ["0-3", "4-7"],
+               "pkg": ["0-7"], "numa": ["0-7"]})
 
 # --- non-nesting: 8 CPUs, no SMT, L2 clusters of two (0-1, 2-3, 4-5, 6-7)
 # but L3s 0-2 and 3-7: each level is span-sane, yet the L3 0-2 is not a
@@ -327,3 +357,57 @@ golden("non-nesting", 8, "0-7",
        groups={"smt": [str(c) for c in range(8)],
                "cluster": ["0-1", "2-3", "4-5", "6-7"],
                "llc": ["0-2", "3-7"], "pkg": ["0-7"]})
+
+# ---- the two real shapes of issue 23 -----------------------------------------
+
+# --- empty-online: a dump saved by an old hwloc-gather-topology from a
+# 2.6.26 kernel (topology *_list files, but no cpu/possible or cpu/online:
+# those came in 2.6.27), so each cpuN/online is read, and every one of them
+# is EMPTY (zero bytes; CPU 0 has none: it cannot go offline).  hwloc reads
+# an empty online file as online; so does cidkit, with a note.  4 cores x
+# 2 threads, Linux numbering (siblings n and n+4), L2 per core, one L3.
+allc = set(range(8))
+topo, caches = {}, {}
+for c in allc:
+    core = {c % 4, c % 4 + 4}
+    topo[c] = dict(smt=core, pkg=allc, core_id=c % 4)
+    caches[c] = [(1, "Data", core), (1, "Instruction", core),
+                 (2, "Unified", core), (3, "Unified", allc)]
+tree("empty-online", 8, allc, topo, caches, old=True, cpu_files=False,
+     empty_online=True)
+# By hand: possible = the folders cpu0..cpu7 (8); online: cpu0 has no file
+# (online), cpu1..cpu7 are empty (online, 7 of them, cpu1 first): 0-7.
+# smt: 0,4 1,5 2,6 3,7 (4 groups of 2); L3 = core_siblings = all 8.
+golden("empty-online", 8, "0-7",
+       [("smt", 4, 2, 2), ("llc", 1, 8, 8), ("pkg", 1, 8, 8)],
+       notes=["cpu/possible and cpu/online missing: 8 possible CPUs from the cpuN folders, online from each cpuN/online (absent: online)",
+              "cpu1/online is empty (7 CPUs so, as old hwloc-gather-topology dumps write them): taken as online, as hwloc does"],
+       groups={"smt": ["0,4", "1,5", "2,6", "3,7"], "llc": ["0-7"],
+               "pkg": ["0-7"]})
+
+# --- arm64-cluster-pkg: an arm64 SoC with two clusters of four cores, an
+# L2 per cluster and one L3 for all eight, under an old kernel (4.x: no
+# core_cpus, package_cpus, die or cluster files) that reported each
+# cluster as a package: core_siblings is the cluster, physical_package_id
+# the cluster's number.  No SMT (thread_siblings is the CPU).
+allc = set(range(8))
+topo, caches = {}, {}
+for c in allc:
+    cl = set(range(c // 4 * 4, c // 4 * 4 + 4))
+    topo[c] = dict(smt={c}, pkg=cl, pkg_id=c // 4, core_id=c % 4)
+    caches[c] = [(1, "Data", {c}), (1, "Instruction", {c}),
+                 (2, "Unified", cl), (3, "Unified", allc)]
+tree("arm64-cluster-pkg", 8, allc, topo, caches, {0: allc}, old=True)
+# By hand: smt 8 groups of 1; pkg (the clusters) 0-3 and 4-7; llc (the L3,
+# the highest Data/Unified index) 0-7; node 0-7.  In enum order smt < llc
+# < pkg the package 0-3 is not a union of llc groups (the L3 0-7 straddles
+# it), which an order-blind check calls "INSANE at pkg"; by containment
+# each pkg group is a union of smt groups and the L3 0-7 is the union of
+# the two packages: smt < pkg < llc, sane, and the levels are listed in
+# that order with a note.
+golden("arm64-cluster-pkg", 8, "0-7",
+       [("smt", 8, 1, 1), ("pkg", 2, 4, 4), ("llc", 1, 8, 8),
+        ("numa", 1, 8, 8)],
+       notes=["levels ordered by containment, as the kernel builds its domains (each group a union of groups of the level before): smt < pkg < llc"],
+       groups={"smt": [str(c) for c in range(8)], "pkg": ["0-3", "4-7"],
+               "llc": ["0-7"], "numa": ["0-7"]})

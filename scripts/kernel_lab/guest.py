@@ -1,0 +1,313 @@
+"""One guest: our programs built for its architecture, an initramfs, QEMU.
+
+How CMD's results come back: the guest's /init runs CMD with its stdout and
+stderr in files (in the initramfs's RAM), then writes them to the console
+gzip-compressed and base64-encoded, each line tagged with a token drawn for
+this run, followed by each stream's byte count and CMD's exit status; the kernel's console
+output is turned down (printk level 1) before.  This needs only the one
+serial port both machines (pc, virt) always have, and no guest driver
+beyond the console; a torn or missing frame is reported, never guessed.
+"""
+import base64
+import fcntl
+import glob
+import gzip
+import lzma
+import os
+import re
+import secrets
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+from .kernels import LabError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+# What the guests get on PATH (built statically, per architecture): the
+# command and the test programs that run in guests (tests/kernels/).
+GUEST_TARGETS = [
+    "cidkit",
+    "tests/unit/test_percpu_api",
+    "tests/unit/test_rseq_cpu",
+    "tests/unit/test_rseq_mm_cid",
+    "tests/stress/test_percpu_sums",
+    "tests/stress/test_rseq_threads",
+]
+
+QEMU = {
+    "x86_64": dict(bin="qemu-system-x86_64", machine="pc", cpu="max",
+                   console="ttyS0"),
+    "arm64": dict(bin="qemu-system-aarch64", machine="virt,gic-version=3",
+                  # pauth-impdef: QEMU's own pointer-auth hash, much faster
+                  # under TCG than the architected QARMA one
+                  cpu="max,pauth-impdef=on", console="ttyAMA0"),
+}
+
+
+def guest_build_dir(arch):
+    return os.environ.get(f"CIDKIT_GUEST_BUILD_{arch.upper()}") or \
+        os.path.join(REPO, f"build-guest-{arch}")
+
+
+def build_programs(arch):
+    """Configure (once) and build the guest programs statically; return
+    their paths."""
+    d = guest_build_dir(arch)
+    os.makedirs(os.path.dirname(d) or ".", exist_ok=True)
+    with open(d + ".lock", "w") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        log = d + ".log"
+        if not os.path.exists(os.path.join(d, "build.ninja")):
+            args = ["meson", "setup", d, REPO, "-Dc_link_args=-static",
+                    "-Dbuildtype=debugoptimized"]
+            if arch == "arm64":
+                args.append("--cross-file=" + os.path.join(HERE, "aarch64-linux-gnu.ini"))
+            with open(log, "w") as f:
+                if subprocess.run(args, stdout=f, stderr=f).returncode:
+                    raise LabError(f"cannot configure the {arch} guest build (see {log})")
+        with open(log, "w") as f:
+            if subprocess.run(["ninja", "-C", d] + GUEST_TARGETS,
+                              stdout=f, stderr=f).returncode:
+                raise LabError(f"cannot build the {arch} guest programs (see {log})")
+    return [os.path.join(d, t) for t in GUEST_TARGETS]
+
+
+def qemu_image(path, arch, workdir):
+    """The image as QEMU's -kernel takes it.  x86_64: the bzImage.  arm64:
+    QEMU loads a raw Image (and gzip), and the EFI zboot container only in
+    newer versions, so a zboot image ('MZ' ... 'zimg') is unpacked here:
+    its header gives the payload's offset, size and compression."""
+    if arch != "arm64":
+        return path
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if head[:2] == b"\x1f\x8b":
+            f.seek(0)
+            data = gzip.decompress(f.read())
+        elif head[:2] == b"MZ" and head[4:8] == b"zimg":
+            off = int.from_bytes(head[8:12], "little")
+            size = int.from_bytes(head[12:16], "little")
+            comp = head[24:32].rstrip(b"\0").decode()
+            f.seek(off)
+            payload = f.read(size)
+            if comp == "gzip":
+                data = gzip.decompress(payload)
+            elif comp in ("xzkern", "xz", "lzma"):
+                data = lzma.decompress(payload)
+            elif comp == "zstd22" or comp == "zstd":
+                data = subprocess.run(["zstd", "-dc"], input=payload,
+                                      stdout=subprocess.PIPE, check=True).stdout
+            else:
+                raise LabError(f"{path}: EFI zboot image compressed with {comp!r}")
+        else:
+            return path
+    out = os.path.join(workdir, "Image")
+    with open(out, "wb") as f:
+        f.write(data)
+    return out
+
+
+class Cpio:
+    """A newc archive (what the kernel unpacks as initramfs), written here
+    so that no root and no cpio tool are needed, device nodes included."""
+
+    def __init__(self, path):
+        self.f = open(path, "wb")
+        self.ino = 1
+        self.dirs = set()
+
+    def _entry(self, name, mode, data=b"", rdev=(0, 0)):
+        name = name.lstrip("/").encode() + b"\0"
+        self.ino += 1
+        fields = [self.ino, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1],
+                  len(name), 0]
+        hdr = b"070701" + b"".join(b"%08X" % v for v in fields)
+        self.f.write(hdr + name + b"\0" * (-(len(hdr) + len(name)) % 4))
+        self.f.write(data + b"\0" * (-len(data) % 4))
+
+    def mkdir(self, path):
+        parts = path.strip("/").split("/")
+        for i in range(1, len(parts) + 1):
+            p = "/".join(parts[:i])
+            if p and p not in self.dirs:
+                self.dirs.add(p)
+                self._entry(p, stat.S_IFDIR | 0o755)
+
+    def file(self, path, data, mode=0o644):
+        self.mkdir(os.path.dirname(path))
+        self._entry(path, stat.S_IFREG | mode, data)
+
+    def host(self, src, dest):
+        """A host file or directory (recursively), modes kept."""
+        if os.path.isdir(src):
+            self.mkdir(dest)
+            for n in sorted(os.listdir(src)):
+                self.host(os.path.join(src, n), dest.rstrip("/") + "/" + n)
+        else:
+            with open(src, "rb") as f:
+                self.file(dest, f.read(), os.stat(src).st_mode & 0o777)
+
+    def node(self, path, major, minor):
+        self.mkdir(os.path.dirname(path))
+        self._entry(path, stat.S_IFCHR | 0o600, rdev=(major, minor))
+
+    def close(self):
+        self._entry("TRAILER!!!", 0)
+        self.f.close()
+
+
+INIT = r"""#!/bin/busybox sh
+# The kernel lab's /init (written by scripts/kernel-lab).
+/bin/busybox mkdir -p /proc /sys /dev /tmp /sbin /usr/bin /usr/sbin /root
+/bin/busybox --install -s
+export PATH=/cidkit/bin:/bin:/sbin:/usr/bin:/usr/sbin HOME=/root
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+T=$(cat /lab/token)
+echo "[kernel-lab /init] running CMD at $(cut -d' ' -f1 /proc/uptime) s of uptime"
+cd /root
+sh /lab/cmd </dev/null >/lab/out 2>/lab/err
+rc=$?
+echo 1 >/proc/sys/kernel/printk
+emit() { gzip -c "$2" | base64 | sed "s/^/$T:$1 /"; echo "$T:$1. $(wc -c <"$2")"; }
+emit O /lab/out
+emit E /lab/err
+if [ -e /lab/want-dmesg ]; then dmesg >/lab/dmesg; emit D /lab/dmesg; fi
+echo "$T:rc $rc"
+poweroff -f
+"""
+
+
+def make_initramfs(path, arch, busybox, programs, argv, files, token, dmesg):
+    c = Cpio(path)
+    c.node("/dev/console", 5, 1)
+    c.node("/dev/null", 1, 3)
+    with open(busybox, "rb") as f:
+        c.file("/bin/busybox", f.read(), 0o755)
+    for p in programs:
+        with open(p, "rb") as f:
+            c.file("/cidkit/bin/" + os.path.basename(p), f.read(), 0o755)
+    for src, dest in files:
+        c.host(src, dest)
+    c.file("/init", INIT.encode(), 0o755)
+    c.file("/lab/token", token.encode())
+    c.file("/lab/cmd", ("exec " + " ".join(shlex.quote(a) for a in argv) + "\n").encode())
+    if dmesg:
+        c.file("/lab/want-dmesg", b"")
+    c.mkdir("/root")
+    c.close()
+
+
+def qemu_args(arch, image, initrd, smp, numa, cpu, mem, cmdline):
+    q = QEMU[arch]
+    if shutil.which(q["bin"]) is None:
+        raise LabError(f"{q['bin']} is missing (scripts/bootstrap.sh installs it)")
+    a = [q["bin"], "-M", q["machine"], "-accel", "tcg,thread=multi",
+         "-cpu", cpu or q["cpu"], "-smp", smp,
+         "-nodefaults", "-nographic", "-no-reboot", "-serial", "stdio",
+         "-monitor", "none", "-kernel", image, "-initrd", initrd,
+         "-append", f"console={q['console']} panic=-1 loglevel=4 {cmdline}".strip()]
+    if numa:
+        per = mem // len(numa)
+        if per < 64:
+            raise LabError(f"--mem {mem}: too little for {len(numa)} NUMA nodes")
+        for i, cpus in enumerate(numa):
+            a += ["-object", f"memory-backend-ram,id=m{i},size={per}M",
+                  "-numa", f"node,nodeid={i},memdev=m{i}," +
+                  ",".join("cpus=" + r for r in cpus.split(","))]
+        mem = per * len(numa)
+    a += ["-m", str(mem)]
+    return a
+
+
+def run(arch, image, argv, smp="2", numa=None, cpu=None, mem=1024, cmdline="",
+        timeout=300, dmesg_file=None, files=(), busybox=None):
+    """Boot, run argv, power off.  Returns (stdout bytes, stderr bytes,
+    status) with status as the runner exits (CMD's, 124, 125)."""
+    programs = build_programs(arch)
+    work = tempfile.mkdtemp(prefix="kernel-lab.")
+    try:
+        token = "@@KL-" + secrets.token_hex(4)
+        img = qemu_image(image, arch, work)
+        initrd = os.path.join(work, "initramfs.cpio")
+        make_initramfs(initrd, arch, busybox, programs, argv, files, token,
+                       dmesg_file is not None)
+        args = qemu_args(arch, img, initrd, smp, numa, cpu, mem, cmdline)
+        if os.environ.get("KERNEL_LAB_VERBOSE"):
+            print("kernel-lab: " + " ".join(shlex.quote(x) for x in args), file=sys.stderr)
+        con_path = os.path.join(work, "console")
+        with open(con_path, "wb") as con, open(os.path.join(work, "qemu.err"), "wb") as qe:
+            p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=con, stderr=qe)
+            timed_out = False
+            try:
+                p.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                # Also when we are stopped (SIGTERM, ^C): never leave a guest running.
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        with open(con_path, "rb") as f:
+            console = f.read().replace(b"\r", b"").decode("utf-8", "replace").splitlines()
+        with open(os.path.join(work, "qemu.err"), "rb") as f:
+            qerr = f.read().decode("utf-8", "replace").strip().splitlines()
+        return parse(console, token, timed_out, timeout, p.returncode, qerr, dmesg_file)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def tail(console, token, n=20):
+    """The console's last lines without frames, escapes and control bytes
+    (the firmware's screen codes)."""
+    lines = [re.sub(r"\x1b(\[[0-9;?]*[A-Za-z]|.)|[\x00-\x08\x0b-\x1f\x7f]", "", l)
+             for l in console if not l.startswith(token)]
+    lines = [l for l in lines if l.strip()]
+    return "".join(l + "\n" for l in lines[-n:]).encode()
+
+
+def parse(console, token, timed_out, timeout, qrc, qerr, dmesg_file):
+    if timed_out:
+        return (b"", tail(console, token) +
+                f"kernel-lab: timeout: the guest did not power off within {timeout} s "
+                "(killed; its last console lines above)\n".encode(), 124)
+    streams = {"O": [], "E": [], "D": []}
+    ends = {}
+    rc = None
+    for l in console:
+        if not l.startswith(token + ":"):
+            continue
+        tag, _, rest = l[len(token) + 1:].partition(" ")
+        if tag in streams:
+            streams[tag].append(rest)
+        elif tag.endswith(".") and tag[:-1] in streams:
+            ends[tag[:-1]] = int(rest)
+        elif tag == "rc":
+            rc = int(rest)
+    if rc is None:
+        if not any(l.startswith(token) for l in console) and qrc and qerr:
+            raise LabError("qemu: " + qerr[-1])
+        return (b"", tail(console, token) +
+                b"kernel-lab: the guest stopped without CMD's exit status "
+                b"(a kernel panic or a failed /init: its last console lines above)\n", 125)
+    data = {}
+    for k, v in streams.items():
+        try:
+            data[k] = gzip.decompress(base64.b64decode("".join(v), validate=True))
+        except (ValueError, EOFError, OSError):
+            data[k] = None
+        if k in ends and (data[k] is None or len(data[k]) != ends[k]):
+            return (b"", f"kernel-lab: CMD's {'stdout' if k == 'O' else 'stderr' if k == 'E' else 'dmesg'}"
+                    " came back torn on the console\n".encode(), 125)
+    if dmesg_file is not None:
+        with open(dmesg_file, "wb") as f:
+            f.write(data["D"] or b"")
+    return data["O"], data["E"], rc

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""The kernel lab's parts that need no guest (TAP), each against an
+independent reference:
+
+  units.py SCRIPTS-DIR
+
+- Debian version order (which kernel is "newest"): scripts/kernel_lab's
+  sort key against `dpkg --compare-versions` on every pair of versions the
+  mirror held, plus rc and epoch cases;
+- the initramfs writer: the archive extracted by busybox's cpio gives back
+  the same files, modes and device nodes;
+- arm64 images: a gzip image and an EFI zboot image (MZ, 'zimg', payload
+  offset and size, compression name: the layout of the kernel's
+  drivers/firmware/efi/libstub/zboot-header.S) unpack to the raw Image,
+  and a raw Image is passed through untouched.
+"""
+import gzip
+import itertools
+import lzma
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, sys.argv[1])
+from kernel_lab import guest, kernels  # noqa: E402
+
+n = 0
+failed = 0
+
+
+def ok(cond, what):
+    global n, failed
+    n += 1
+    if not cond:
+        failed += 1
+    print(f"{'ok' if cond else 'not ok'} {n} - {what}")
+
+
+print("1..8")
+
+VERSIONS = ["6.1.170-3", "6.1.176-1", "6.12.107-1", "6.12.117-1", "6.16.3-1~bpo13+1",
+            "6.16.12-1~bpo13+1", "6.19.6-2~bpo13+1", "6.19.6-1", "6.19.14-1~bpo13+1",
+            "7.0.12-2~bpo13+1", "7.2.13-1", "7.3~rc7-1~exp1", "7.3-1", "7.3.4-1~bpo13+1",
+            "1:1.35.0-4+deb12u1+b1", "1:1.38.0-3+b1", "2:0.1-1", "7.3~rc7", "7.3+b1-1"]
+bad = []
+for a, b in itertools.combinations(VERSIONS, 2):
+    lt = subprocess.run(["dpkg", "--compare-versions", a, "lt", b]).returncode == 0
+    gt = subprocess.run(["dpkg", "--compare-versions", a, "gt", b]).returncode == 0
+    ka, kb = kernels.vercmp_key(a), kernels.vercmp_key(b)
+    if (ka < kb) != lt or (ka > kb) != gt:
+        bad.append(f"{a} vs {b}")
+ok(not bad, f"version order agrees with dpkg on {len(VERSIONS) * (len(VERSIONS) - 1) // 2} "
+   f"pairs{': ' + ', '.join(bad[:5]) if bad else ''}")
+
+with tempfile.TemporaryDirectory() as t:
+    src = os.path.join(t, "src")
+    os.makedirs(os.path.join(src, "sub"))
+    with open(os.path.join(src, "a.txt"), "w") as f:
+        f.write("one\n")
+    with open(os.path.join(src, "sub", "b.bin"), "wb") as f:
+        f.write(bytes(range(256)) * 5 + b"x")  # a length not a multiple of 4
+    os.chmod(os.path.join(src, "sub", "b.bin"), 0o751)
+    arc = os.path.join(t, "a.cpio")
+    c = guest.Cpio(arc)
+    c.node("/dev/console", 5, 1)
+    c.host(src, "/root/src")
+    c.file("/init", b"#!/bin/sh\n", 0o755)
+    c.close()
+    out = os.path.join(t, "out")
+    os.makedirs(out)
+    with open(arc, "rb") as f:
+        r = subprocess.run(["busybox", "cpio", "-i", "-d"], cwd=out, stdin=f,
+                           stderr=subprocess.PIPE)
+    same = all(open(os.path.join(src, p), "rb").read() ==
+               open(os.path.join(out, "root/src", p), "rb").read()
+               for p in ("a.txt", "sub/b.bin"))
+    ok(r.returncode == 0 and same, "busybox cpio extracts the archive: the files, byte for byte")
+    ok(os.stat(os.path.join(out, "root/src/sub/b.bin")).st_mode & 0o777 == 0o751 and
+       os.stat(os.path.join(out, "init")).st_mode & 0o777 == 0o755, "file modes kept")
+    st = os.lstat(os.path.join(out, "dev/console"))
+    ok(os.major(st.st_rdev) == 5 and os.minor(st.st_rdev) == 1 and
+       (st.st_mode & 0o170000) == 0o020000, "/dev/console is character device 5,1")
+
+    image = b"ARM64 Image " + os.urandom(5000)
+
+    def zboot(payload, comp):
+        hdr = bytearray(64)
+        hdr[0:2] = b"MZ"
+        hdr[4:8] = b"zimg"
+        hdr[8:12] = (64).to_bytes(4, "little")
+        hdr[12:16] = len(payload).to_bytes(4, "little")
+        hdr[24:24 + len(comp)] = comp.encode()
+        return bytes(hdr) + payload + b"\0" * 100  # padding after, as the PE has
+
+    cases = [("gzip image", gzip.compress(image)),
+             ("zboot gzip", zboot(gzip.compress(image), "gzip")),
+             ("zboot xz", zboot(lzma.compress(image, format=lzma.FORMAT_XZ), "xzkern"))]
+    for name, data in cases:
+        p = os.path.join(t, "vmlinuz")
+        with open(p, "wb") as f:
+            f.write(data)
+        work = tempfile.mkdtemp(dir=t)
+        try:
+            got = guest.qemu_image(p, "arm64", work)
+            good = got != p and open(got, "rb").read() == image
+        except Exception as e:  # a wrong offset: not gzip or xz data at all
+            print(f"# {name}: {e!r}")
+            good = False
+        ok(good, f"arm64 {name} unpacks to the Image")
+    raw = os.path.join(t, "raw")
+    with open(raw, "wb") as f:
+        f.write(b"MZ\0\0" + image)
+    ok(guest.qemu_image(raw, "arm64", t) == raw, "a raw arm64 Image is passed as it is")
+sys.exit(1 if failed else 0)
