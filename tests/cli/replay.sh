@@ -57,10 +57,10 @@ run sim replay "$data/tiny.trace"
 ok $? "tiny trace: the same bytes twice; the model starred; the naive rows"
 
 # recorded traces: 'cidkit cid --threads 4' on this machine's 6.18 (2 CPUs,
-# model cache-local) and in a 7.2 guest of the kernel lab (4 CPUs, model
-# ownership): every figure a plain reader can work out, and the model above
-# both naive predictors
-for t in cid-threads4-6.18 cid-threads4-7.2-smp4; do
+# model cache-local) and in 7.2 guests of the kernel lab (4 CPUs; 8 CPUs
+# with 16 threads, ownership's per-CPU mode; model ownership): every figure
+# a plain reader can work out, and the model above both naive predictors
+for t in cid-threads4-6.18 cid-threads4-7.2-smp4 cid-threads16-7.2-smp8; do
 	xz -dc "$data/$t.trace.xz" >"$tmp/v.trace"
 	run sim replay --json "$tmp/v.trace"
 	printf '%s' "$out" >"$tmp/v.json"
@@ -70,6 +70,15 @@ done
 run sim replay --json - <"$tmp/v.trace"
 [ "$out" = "$(cat "$tmp/v.json")" ]
 ok $? "standard input: the same result"
+run sim replay --json "$data/cid-threads16-7.2-smp8.trace.xz"
+[ "$out" = "$(cat "$tmp/v.json")" ]
+ok $? "TRACE.xz read through xz -dc: the same result"
+gzip -c "$tmp/v.trace" >"$tmp/v.trace.gz"
+run sim replay --json "$tmp/v.trace.gz"
+[ "$out" = "$(cat "$tmp/v.json")" ]
+ok $? "TRACE.gz read through gzip -dc: the same result"
+printf 'not xz' >"$tmp/bad.xz"
+expect_usage_error "a .xz that is not" sim replay "$tmp/bad.xz"
 
 # bad traces: one line naming FILE:LINE, exit 2
 sed '5s/child_pid=101/child_pid=x/' "$data/tiny.trace" >"$tmp/bad.trace"

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cidkit/trace.h>
 
@@ -19,7 +22,8 @@
 
 static const char about[] =
 	"Reads TRACE (ftrace text: /sys/kernel/tracing/trace, trace-cmd report,\n"
-	"or what 'cidkit trace record' writes; '-' for standard input) and drives\n"
+	"or what 'cidkit trace record' writes; '-' for standard input; .xz and .gz\n"
+	"through xz -dc and gzip -dc) and drives\n"
 	"each policy with its thread group's switches, migrations, forks, exits\n"
 	"and returns to user space (rseq_update events).  Prints per policy the\n"
 	"CIDs handed out, the largest and distinct ones and the cost counters,\n"
@@ -27,6 +31,52 @@ static const char about[] =
 	"kernel the trace names) the share of rseq_update events whose mm_cid\n"
 	"it predicts exactly, next to two naive predictors (the lowest CID free\n"
 	"at switch-in; the task's previous CID) and the first disagreements.\n";
+
+/*
+ * TRACE.xz or TRACE.gz: read through "xz -dc" or "gzip -dc" (a child, no
+ * shell); *@pid is the child to wait for.  NULL and errno on failure.
+ */
+static FILE *open_trace(const char *file, pid_t *pid)
+{
+	size_t n = strlen(file);
+	const char *tool = NULL;
+	int fd[2];
+	FILE *f;
+
+	*pid = -1;
+	if (!strcmp(file, "-"))
+		return stdin;
+	if (n > 3 && !strcmp(file + n - 3, ".xz"))
+		tool = "xz";
+	else if (n > 3 && !strcmp(file + n - 3, ".gz"))
+		tool = "gzip";
+	if (!tool)
+		return fopen(file, "r");
+	if (access(file, R_OK) || pipe(fd))
+		return NULL;
+	*pid = fork();
+	if (*pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return NULL;
+	}
+	if (*pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(fd[1], 1);
+		if (null >= 0)
+			dup2(null, 2); /* its message would be a second line */
+		close(fd[0]);
+		close(fd[1]);
+		execlp(tool, tool, "-dc", "--", file, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	f = fdopen(fd[0], "r");
+	if (!f)
+		close(fd[0]);
+	return f;
+}
 
 static double pct(uint64_t a, uint64_t b)
 {
@@ -255,7 +305,8 @@ int cmd_sim_replay(int argc, char **argv)
 	struct cidk_replay *rp = NULL;
 	struct cidk_trace_event ev;
 	FILE *f;
-	int rc, more, first, status = CLI_EXIT_USAGE;
+	int rc, more, first, status = CLI_EXIT_USAGE, ws;
+	pid_t child;
 
 	rc = opt_parse(&cmd, argc, argv, &first);
 	if (rc)
@@ -284,7 +335,7 @@ int cmd_sim_replay(int argc, char **argv)
 					 cli_q(model));
 	}
 
-	f = strcmp(c.file, "-") ? fopen(c.file, "r") : stdin;
+	f = open_trace(c.file, &child);
 	if (!f)
 		return cli_error("%s: %s: %s", cmdname, cli_q(c.file),
 				 strerror(errno));
@@ -293,6 +344,19 @@ int cmd_sim_replay(int argc, char **argv)
 		goto fail;
 	}
 	rc = more = cidk_trace_reader_next(rd, &ev);
+	if (rc == 0 && child > 0) {
+		/* empty, or not what it says: did the decompressor fail? */
+		fclose(f);
+		f = NULL;
+		if (waitpid(child, &ws, 0) != child || !WIFEXITED(ws) ||
+		    WEXITSTATUS(ws)) {
+			child = -1;
+			cli_error("%s: %s: cannot decompress (xz -dc / gzip -dc failed)",
+				  cmdname, cli_q(c.file));
+			goto out;
+		}
+		child = -1;
+	}
 	if (rc < 0)
 		goto bad_line;
 	info = cidk_trace_reader_info(rd);
@@ -363,6 +427,18 @@ int cmd_sim_replay(int argc, char **argv)
 	}
 	if (rc < 0)
 		goto bad_line;
+	if (child > 0) {
+		fclose(f);
+		f = NULL;
+		if (waitpid(child, &ws, 0) != child || !WIFEXITED(ws) ||
+		    WEXITSTATUS(ws)) {
+			child = -1;
+			cli_error("%s: %s: cannot decompress (xz -dc / gzip -dc failed)",
+				  cmdname, cli_q(c.file));
+			goto out;
+		}
+		child = -1;
+	}
 	res = malloc(sizeof(*res));
 	if (!res) {
 		rc = -ENOMEM;
@@ -389,7 +465,9 @@ out:
 	free(res);
 	cidk_replay_destroy(rp);
 	cidk_trace_reader_close(rd);
-	if (f != stdin)
+	if (f && f != stdin)
 		fclose(f);
+	if (child > 0)
+		waitpid(child, &ws, 0);
 	return status;
 }

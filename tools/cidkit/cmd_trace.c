@@ -305,7 +305,7 @@ static int cmd_trace_record(int argc, char **argv)
 	const char *cmdname = "trace record";
 	const char *out = "cidkit.trace";
 	double seconds = 0;
-	unsigned int buffer_kb = 65536;
+	unsigned int buffer_kb = 16384;
 	struct opt opts[] = {
 		{ OPT_STRING("out", 'o', &out, "FILE", "where the trace goes") },
 		{ OPT_DOUBLE("seconds", 's', &seconds, 0, 3600, "S",
