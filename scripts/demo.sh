@@ -78,3 +78,10 @@ echo
 echo "== domain-affine calls and counter reads (short runs)"
 step bench call --reps 11 --calls 1000
 step bench cat --reps 11
+
+echo
+echo "== the kernel lab: Debian's newest kernel (sid) booted under QEMU on arm64,"
+echo "   4 CPUs, running cidkit inside (first run downloads the kernel, ~1 min)"
+printf '\n$ scripts/kernel-lab run --kernel sid --arch arm64 --smp 4 -- cidkit cid --threads 6\n'
+"$(dirname "$0")/kernel-lab" run --kernel sid --arch arm64 --smp 4 -- cidkit cid --threads 6
+echo "(exit status $? - the table above came from an arm64 guest)"

@@ -18,6 +18,9 @@ Draws one figure (SVG) from the --json output of a cidkit command:
                     ns per operation per way, one bar per thread count
   bench-burst       cidkit bench burst --json (one run per --delay-ms)
                     median ns per burst of each mode over cpu's
+  bench-mask        cidkit bench mask --json (one run)
+                    median ns (min-max whiskers) of each way per scenario
+                    and cache state, log scale, ratios under each group
 
 Several inputs are merged (results of the same way and thread count:
 the first one is kept).  --note adds a line under the title (the
@@ -45,6 +48,8 @@ COLOURS = {
     "mutex": "#17becf", "shared-atomic": "#e377c2",
     "rseq-add:cpu": "#4c4c4c", "rseq-add:mm_cid": "#7f7f7f",
     "atomic-fallback": "#aec7e8", "mm_cid+atomic": "#c49c94",
+    "union_count": "#2ca02c", "per_bit_atomic": "#d62728",
+    "locked_or_weight": "#17becf", "memcmp": "#7f7f7f",
 }
 
 
@@ -473,6 +478,49 @@ def plot_bench_burst(plt, docs, note):
     return fig
 
 
+def plot_bench_mask(plt, docs, note):
+    if len(docs) != 1:
+        raise Bad("bench-mask draws one run (one IN.json)")
+    where, doc = docs[0]
+    need(doc, ["bits", "grow", "runs"], where)
+    ways = ["union_count", "locked_or_weight", "per_bit_atomic", "memcmp"]
+    runs = [need(r, ["scenario", "cache", "locked_over_union",
+                     "per_bit_over_union", "union_over_memcmp"] + ways,
+                 f"{where}: runs[{i}]")
+            for i, r in enumerate(array(doc["runs"], where))]
+    fig, ax = plt.subplots(figsize=(10, 5))
+    n, width = len(ways), 0.8
+    w = width / n
+    for wi, way in enumerate(ways):
+        xs = [gi - width / 2 + w * (wi + 0.5) for gi in range(len(runs))]
+        med = [r[way]["median_ns"] for r in runs]
+        lo = [m - r[way]["min_ns"] for m, r in zip(med, runs)]
+        hi = [r[way]["max_ns"] - m for m, r in zip(med, runs)]
+        ax.bar(xs, med, w, label=way, color=colour(way), edgecolor="white",
+               linewidth=0.4, yerr=[lo, hi], capsize=2,
+               error_kw={"elinewidth": 0.7, "ecolor": "#333333"})
+    ax.set_xticks(range(len(runs)))
+    ax.set_xticklabels([
+        f"{r['scenario']}, {r['cache']}\n"
+        f"locked / union {r['locked_over_union']:.2f}x\n"
+        f"per-bit / union {r['per_bit_over_union']:.0f}x\n"
+        f"union / memcmp {r['union_over_memcmp']:.2f}x" for r in runs],
+        fontsize=8)
+    ax.set_xlim(-0.5, len(runs) - 0.5)
+    ax.set_yscale("log")
+    vs = [r[way][k] for r in runs for way in ways
+          for k in ("min_ns", "max_ns") if r[way][k] > 0]
+    log_ticks(ax.yaxis, min(vs) / 1.5, max(vs) * 1.5,
+              lambda v: fmt_us(v / 1e3))
+    ax.set_ylabel("time per fold (median, min-max; log scale)")
+    ax.grid(axis="x", visible=False)
+    handles, labels = ax.get_legend_handles_labels()
+    finish(fig, f"bench mask: fold a full mask into the union, "
+           f"{doc['bits']} bits (growing: {doc['grow']} new bits)", note,
+           (handles, labels, n))
+    return fig
+
+
 KINDS = {
     "sim-locality": plot_sim_locality,
     "sim-scan": plot_sim_scan,
@@ -481,6 +529,7 @@ KINDS = {
     "bench-lease": plot_bench_lease,
     "bench-percpu": plot_bench_percpu,
     "bench-burst": plot_bench_burst,
+    "bench-mask": plot_bench_mask,
 }
 
 

@@ -104,3 +104,7 @@ run bench-burst-10 bench burst --delay-ms 10 --rounds 30 --json
 plot bench-burst "$(stamp)
 cidkit bench burst --delay-ms D --rounds R --json, D = 0, 0.1, 1 (R = 100) and 10 (R = 30)" \
 	"$d/bench-burst-0.json" "$d/bench-burst-0.1.json" "$d/bench-burst-1.json" "$d/bench-burst-10.json"
+
+run bench-mask bench mask --reps 21 --json
+plot bench-mask "$(stamp)
+cidkit bench mask --reps 21 --json (327,680 bits; growing: 64 new bits per repetition)" "$d/bench-mask.json"

@@ -9,24 +9,26 @@
  *   cidk_percpu_add(pool, h, 1);              // any thread, any time
  *   total = cidk_percpu_sum(pool, h);
  *
- * How it works (x86-64): an operation reads the thread's index (cpu_id or
+ * How it works (x86-64 and aarch64): an operation reads the thread's index (cpu_id or
  * mm_cid) from its rseq area, computes the address of that index's copy,
  * then enters a restartable sequence: it stores the address of a
  * descriptor (struct rseq_cs: version, flags, start_ip, post_commit_offset,
  * abort_ip) into the area's rseq_cs field, checks that the index is still
- * the one it read, and commits with one plain store (or one non-locked
- * read-modify-write instruction).  If the kernel preempts, migrates or
- * signals the thread between start_ip and the commit, it moves the thread
- * to abort_ip, which is preceded by the 4-byte signature 0x53053053 (the
- * one glibc registers with); the operation then counts an abort and starts
- * again.  No other thread can touch the same copy in between: with
+ * the one it read, and commits with one store (on x86-64 the add is one
+ * non-locked read-modify-write instruction).  If the kernel preempts,
+ * migrates or signals the thread between start_ip and the commit, it
+ * moves the thread to abort_ip, which is preceded by the 4-byte signature
+ * glibc registers with (CIDK_PERCPU_RSEQ_SIG: 0x53053053 on x86-64,
+ * 0xd428bc00 on aarch64); the operation then counts an abort and starts
+ * again.  The sections are in cidkit/arch/<arch>.h, behind the generic
+ * layer below.  No other thread can touch the same copy in between: with
  * cpu_id, only a thread on the same CPU could, and it runs only after a
  * preemption; with mm_cid, the kernel gives an mm_cid to one running thread
  * of the process at a time.
  *
  * Paths, chosen once at load time for the whole process
  * (cidk_percpu_path()):
- *   - rseq: x86-64, rseq(2) present (not under valgrind), the library not
+ *   - rseq: x86-64 or little-endian aarch64, rseq(2) present (not under valgrind), the library not
  *     built with ThreadSanitizer (TSan cannot see the stores inside the
  *     assembly), and CIDK_PERCPU not set to "atomic" in the environment.
  *     The area is glibc's when glibc registered one (glibc >= 2.35, not
@@ -39,7 +41,7 @@
  *     (such a program should set CIDK_PERCPU=atomic).
  *     mm_cid indexing also needs a kernel that provides mm_cid (Linux
  *     >= 6.3).
- *   - atomic: everything else (aarch64 included: not written yet).  The
+ *   - atomic: everything else (other architectures included).  The
  *     same layout and the same indices, with atomic read-modify-writes
  *     (and, for list pop, a lock bit in the head) instead of critical
  *     sections; mm_cid indexing uses cpu_id when the kernel has no mm_cid.
@@ -61,12 +63,17 @@
  *   | add, cmpeqv_storev          | yes (any thread)    | yes           | no           |
  *   | list push, list pop         | yes (any thread)    | n/a           | no           |
  *   | sum                         | yes: a snapshot per copy, not of the total | yes | no |
+ *   | fence, fence_all            | yes (any thread, any object) | yes  | yes          |
  *
  * Workload: add/cmpeqv/push/pop are the hot paths (inline, no call on the
  * rseq path); sum, the queries and abort counting are cold.
  *
- * Public header: ISO C11 except the x86-64 critical sections, which are
- * GNU inline assembly (__asm__) compiled only with GCC or Clang.
+ * Public header: ISO C11 except the critical sections (cidkit/arch/), which
+ * are GNU inline assembly (__asm__) compiled only with GCC or Clang.
+ *
+ * Fences: cidk_percpu_fence(cpu) / cidk_percpu_fence_all() wait until
+ * every critical section running on a CPU (or any) has committed or
+ * aborted, so that another thread can take over a copy (see below).
  */
 #ifndef CIDKIT_PERCPU_H
 #define CIDKIT_PERCPU_H
@@ -94,9 +101,6 @@ enum cidk_percpu_path {
 	CIDK_PERCPU_ATOMIC = 0, /* atomic RMW on the copies (fallback) */
 	CIDK_PERCPU_RSEQ = 1,   /* rseq critical sections, no atomics */
 };
-
-/* The signature before every abort handler (x86: ud1 <sig>(%rip),%edi). */
-#define CIDK_PERCPU_RSEQ_SIG 0x53053053u
 
 /*
  * Process-wide word, written by a constructor before main() and read-only
@@ -204,6 +208,47 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
 				     cidk_pool_handle h);
 
 /*
+ * cidk_percpu_fence - return once every critical section of this process
+ * that was running on CPU @cpu when the call began has committed or
+ * aborted (an aborted one stored nothing, and retries from the start: it
+ * re-reads the copy, so it sees what the caller wrote before the fence).
+ * With it one thread can take over another CPU's copy, as tcmalloc's
+ * FenceCpu and librseq's rseq membarrier do -- "close, fence, own":
+ *   1. close the copy so that no section can commit to it any more,
+ *      e.g. set a bit in the value that every writer's
+ *      cidk_percpu_cmpeqv_storev() expects to be clear
+ *      (__atomic_fetch_or(copy, 1, ...));
+ *   2. cidk_percpu_fence(cpu): a section that compared the old value
+ *      before step 1 and had not stored yet is now finished (check that
+ *      the bit is still set; if its commit cleared it, close again);
+ *   3. the copy is the caller's until it opens it again with one store.
+ * Only cpu_id copies belong to a CPU: for mm_cid copies, whose holder may
+ * run on any CPU, use cidk_percpu_fence_all().
+ * Rseq path: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+ * MEMBARRIER_CMD_FLAG_CPU, @cpu), the process registered for it
+ * (MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ) at its first fence;
+ * it also orders memory on @cpu as a full barrier would.  A system call
+ * and an interrupt of @cpu when it runs one of our threads: cold.
+ * Atomic path (neither indexing on rseq): every operation there is one
+ * atomic read-modify-write, so there is nothing to wait for; the fence is
+ * a sequentially consistent thread fence and returns 0.
+ * Returns 0, -EINVAL (@cpu >= cidk_percpu_nr_copies()), -ENOSYS (the
+ * kernel has no membarrier(2) or no RSEQ command: Linux < 5.10; every
+ * later fence returns it too), or another negative errno of membarrier(2)
+ * (-EPERM under a seccomp filter).  Nothing changes on failure.  MT-safe.
+ */
+CIDK_EXPORT int cidk_percpu_fence(unsigned int cpu);
+
+/*
+ * cidk_percpu_fence_all - cidk_percpu_fence() for every CPU at once (one
+ * membarrier(2) without MEMBARRIER_CMD_FLAG_CPU: every CPU running a
+ * thread of this process is interrupted).  The fence for mm_cid copies.
+ * Returns 0, -ENOSYS or membarrier(2)'s negative errno, as
+ * cidk_percpu_fence().  MT-safe.
+ */
+CIDK_EXPORT int cidk_percpu_fence_all(void);
+
+/*
  * The compilers count each line of an asm statement as an instruction when
  * they decide what to inline, so the critical sections (a dozen directives
  * for three instructions) would become calls: force them inline.
@@ -214,202 +259,21 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
 #define CIDK__PERCPU_INLINE static inline
 #endif
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define CIDK_PERCPU_HAVE_RSEQ 1
-
 /*
- * The critical sections with an index chosen before (compare-and-store,
- * pop).  Each returns 0 (committed), 1 (comparison failed, nothing
- * stored), -1 (aborted by the kernel) or -2 (the index had changed before
- * the section started); a negative result stored nothing.
- * @rs is cidk_percpu_rseq_off, @off the index's offset in the area (4 or 24), @i
- * the index the caller read and computed @v from.
- *
- * Layout of each: the descriptor (32-byte aligned, in section __rseq_cs,
- * its address also in __rseq_cs_ptr_array for debuggers), the store of its
- * address into rseq_cs, start_ip (label 1), the index check, the body, the
- * commit instruction ending at post_commit_ip (label 2).  The abort
- * handler lives in section __rseq_failure after the signature, so the fast
- * path falls through without a taken branch.  The kernel clears rseq_cs
- * lazily; nothing is stored after the commit.
+ * The critical sections themselves, one header per architecture (what
+ * each provides is listed at the top of cidkit/arch/x86_64.h); the
+ * functions below are the generic layer around them: the path test, the
+ * index read before a section, the retry loops.
  */
-/*
- * The descriptor, its address stored into rseq_cs (@cs_op: that field's
- * address relative to %fs), then start_ip (label 1).
- */
-#define CIDK__PERCPU_CS_ARM(cs_op)                                            \
-	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
-	".balign 32\n"                                                        \
-	"3:\n\t"                                                              \
-	".long 0, 0\n\t"                                                      \
-	".quad 1f, 2f - 1f, 4f\n\t"                                           \
-	".popsection\n\t"                                                     \
-	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"                        \
-	".quad 3b\n\t"                                                        \
-	".popsection\n\t"                                                     \
-	"leaq 3b(%%rip), %%rax\n\t"                                           \
-	"movq %%rax, %%fs:" cs_op "\n"                                        \
-	"1:\n\t"
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <cidkit/arch/x86_64.h>
+#elif defined(__GNUC__) && defined(__aarch64__) && !defined(__AARCH64EB__)
+#include <cidkit/arch/aarch64.h>
+#else
+#define CIDK_PERCPU_HAVE_RSEQ 0
+#endif
 
-/* The signature the kernel checks before the abort handler (label 4). */
-#define CIDK__PERCPU_CS_ABORT                                                 \
-	".pushsection __rseq_failure, \"ax\"\n\t"                             \
-	".byte 0x0f, 0xb9, 0x3d\n\t"                                          \
-	".long 0x53053053\n"                                                  \
-	"4:\n\t"
-
-#define CIDK__PERCPU_CS_BEGIN(off_op)                                         \
-	CIDK__PERCPU_CS_ARM("8(%[rs])")                                       \
-	"cmpl %[i], %%fs:" off_op "(%[rs])\n\t"                               \
-	"jne 5f\n\t"
-
-#define CIDK__PERCPU_CS_END                                                   \
-	"2:\n\t"                                                              \
-	CIDK__PERCPU_CS_ABORT                                                 \
-	"movl $-1, %k[ret]\n\t"                                               \
-	"jmp 6f\n"                                                            \
-	"5:\n\t"                                                              \
-	"movl $-2, %k[ret]\n\t"                                               \
-	"jmp 6f\n\t"                                                          \
-	".popsection\n"                                                       \
-	"6:\n\t"
-
-/*
- * The add, the hot path: the index is read inside the section (so it
- * needs no second check: a migration, or a change of mm_cid, comes with
- * the preemption that aborts the section), bounds-checked, scaled by the
- * stride and added with one non-locked instruction, the commit.  Leaves
- * through asm goto to @aborted (kernel abort) or @range (index >= @n), so
- * the fast path tests no status.  @base is the copy of CID 0.  (Reading
- * the index before the section and comparing it inside, as librseq does,
- * measured 1.3 ns against 1.0 ns here: two more instructions; see
- * docs/percpu.md.)
- */
-#define CIDK__PERCPU_CS_ADD(cs_op, ix_op)                                     \
-	CIDK__PERCPU_CS_ARM(cs_op)                                            \
-	"movl %%fs:" ix_op ", %%eax\n\t"                                       \
-	"cmpl %[n], %%eax\n\t"                                                \
-	"jae %l[range]\n\t"                                                   \
-	"imulq %[stride], %%rax\n\t"                                          \
-	"addq %[d], (%[base], %%rax)\n"                                       \
-	"2:\n\t"                                                              \
-	CIDK__PERCPU_CS_ABORT                                                 \
-	"jmp %l[aborted]\n\t"                                                 \
-	".popsection\n\t"
-
-/* The add's statement, for the index at offset @off_op of the area. */
-#define CIDK__PERCPU_ADD_ASM(off_op)                                          \
-	__asm__ goto(CIDK__PERCPU_CS_ADD("8(%[rs])", off_op "(%[rs])")        \
-		     : : [rs] "r"(cidk_percpu_rseq_off), [n] "r"(n),          \
-		       [stride] "r"(stride), [base] "r"(base), [d] "er"(delta) \
-		     : "rax", "cc", "memory" : aborted, range)
-
-/* Returns 0 (added), -1 (aborted: retry) or -ERANGE (index >= @n). */
-CIDK__PERCPU_INLINE int cidk__percpu_cs_add(char *base, size_t stride,
-					    unsigned int n, intptr_t delta,
-					    int mm_cid)
-{
-	if (mm_cid)
-		CIDK__PERCPU_ADD_ASM("24");
-	else
-		CIDK__PERCPU_ADD_ASM("4");
-	return 0;
-aborted:
-	return -1;
-range:
-	return -ERANGE;
-}
-
-/*
- * The same add with the two fields' offsets from the thread pointer in
- * registers (@cs: rseq_cs, @ix: the index), as a cidk_percpu_counter keeps
- * them: one statement serves both indexings.
- */
-CIDK__PERCPU_INLINE int cidk__percpu_cs_add_at(unsigned char *base,
-					       size_t stride, unsigned int n,
-					       intptr_t delta, ptrdiff_t cs,
-					       ptrdiff_t ix)
-{
-	__asm__ goto(CIDK__PERCPU_CS_ADD("(%[cs])", "(%[ix])")
-		     : : [cs] "r"(cs), [ix] "r"(ix), [n] "r"(n),
-		       [stride] "r"(stride), [base] "r"(base), [d] "er"(delta)
-		     : "rax", "cc", "memory" : aborted, range);
-	return 0;
-aborted:
-	return -1;
-range:
-	return -ERANGE;
-}
-
-/*
- * The two operations' statements, for the index at offset @off_op of the
- * area (the two indexings differ only in that offset, a string in the
- * instruction, so each operation is written once and instantiated twice).
- */
-#define CIDK__PERCPU_CMPEQV_ASM(off_op)                                       \
-	__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN(off_op)                    \
-			     "cmpq %[v], %[e]\n\t"                            \
-			     "jne 7f\n\t"                                      \
-			     "movq %[n], %[v]\n\t"                             \
-			     CIDK__PERCPU_CS_END                              \
-			     "jmp 8f\n"                                        \
-			     "7:\n\t"                                          \
-			     "movl $1, %k[ret]\n"                              \
-			     "8:\n\t"                                          \
-			     : [ret] "+r"(ret), [v] "+m"(*v)                  \
-			     : [rs] "r"(cidk_percpu_rseq_off), [i] "r"(i),    \
-			       [e] "r"(expect), [n] "r"(newv)                 \
-			     : "rax", "cc", "memory")
-
-#define CIDK__PERCPU_POP_ASM(off_op)                                          \
-	__asm__ __volatile__(CIDK__PERCPU_CS_BEGIN(off_op)                    \
-			     "movq %[v], %[h]\n\t"                             \
-			     "testq %[h], %[h]\n\t"                            \
-			     "jz 7f\n\t"                                       \
-			     "movq (%[h]), %%rax\n\t"                          \
-			     "movq %%rax, %[v]\n\t"                            \
-			     CIDK__PERCPU_CS_END                              \
-			     "jmp 8f\n"                                        \
-			     "7:\n\t"                                          \
-			     "movl $1, %k[ret]\n"                              \
-			     "8:\n\t"                                          \
-			     : [ret] "+r"(ret), [v] "+m"(*v),                 \
-			       [h] "=&r"(head)                                \
-			     : [rs] "r"(cidk_percpu_rseq_off), [i] "r"(i)     \
-			     : "rax", "cc", "memory")
-
-/* if (*v == expect) *v = newv (the store commits). */
-CIDK__PERCPU_INLINE int cidk__percpu_cs_cmpeqv_storev(intptr_t *v, intptr_t expect,
-						intptr_t newv, unsigned int i,
-						int mm_cid)
-{
-	int ret = 0;
-
-	if (mm_cid)
-		CIDK__PERCPU_CMPEQV_ASM("24");
-	else
-		CIDK__PERCPU_CMPEQV_ASM("4");
-	return ret;
-}
-
-/*
- * Pop: head = *v; if (!head) fail; *v = head->next (the store commits);
- * *out = head.
- */
-CIDK__PERCPU_INLINE int cidk__percpu_cs_pop(intptr_t *v, intptr_t *out,
-				      unsigned int i, int mm_cid)
-{
-	int ret = 0;
-	intptr_t head = 0;
-
-	if (mm_cid)
-		CIDK__PERCPU_POP_ASM("24");
-	else
-		CIDK__PERCPU_POP_ASM("4");
-	*out = head;
-	return ret;
-}
-
+#if CIDK_PERCPU_HAVE_RSEQ
 CIDK__PERCPU_INLINE int cidk__percpu_on_rseq(enum cidk_percpu_index idx)
 {
 	return __builtin_expect((cidk_percpu_rseq_mask & (unsigned int)idx) != 0,
@@ -426,8 +290,6 @@ CIDK__PERCPU_INLINE unsigned int cidk__percpu_read(enum cidk_percpu_index idx)
 
 	return *p;
 }
-#else
-#define CIDK_PERCPU_HAVE_RSEQ 0
 #endif
 
 /*
@@ -452,7 +314,8 @@ CIDK__PERCPU_INLINE int cidk_percpu_add_index(struct cidk_pool *pool,
 		for (;;) {
 			rc = cidk__percpu_cs_add((char *)pool->base + h,
 						 pool->stride, pool->max_cids,
-						 delta, idx == CIDK_PERCPU_MM_CID);
+						 delta, cidk_percpu_rseq_off,
+						 idx == CIDK_PERCPU_MM_CID);
 			if (rc == -1)
 				cidk_percpu_count_abort();
 			else if (rc != -ERANGE || (rc = cidk_percpu_range_slow()))
@@ -571,8 +434,9 @@ cidk_percpu_counter_add(const struct cidk_percpu_counter *c, intptr_t delta)
  * Returns 0 (stored), 1 (the value differed: nothing stored), -EAGAIN
  * (the thread now runs with another index: re-read and retry), -ERANGE
  * (@expect_index >= pool->max_cids).  Aborts are retried inside.
- * MT-safe.  On the rseq path the store is plain (x86 keeps stores in
- * order, so data written before is visible to whoever next sees @newv).
+ * MT-safe.  On the rseq path the commit is a plain store on x86-64 (x86
+ * keeps stores in order) and a store-release on aarch64: either way data
+ * written before is visible to whoever next sees @newv.
  */
 static inline int cidk_percpu_cmpeqv_storev(struct cidk_pool *pool,
 					    cidk_pool_handle h,
@@ -588,6 +452,7 @@ static inline int cidk_percpu_cmpeqv_storev(struct cidk_pool *pool,
 			int rc = cidk__percpu_cs_cmpeqv_storev(
 				(intptr_t *)cidk_pool_ptr(pool, h, expect_index),
 				expect, newv, expect_index,
+				cidk_percpu_rseq_off,
 				idx == CIDK_PERCPU_MM_CID);
 
 			if (rc >= 0)
@@ -630,6 +495,7 @@ static inline int cidk_percpu_list_push(struct cidk_pool *pool,
 			node->next = (struct cidk_percpu_node *)head;
 			rc = cidk__percpu_cs_cmpeqv_storev(
 				v, head, (intptr_t)node, i,
+				cidk_percpu_rseq_off,
 				idx == CIDK_PERCPU_MM_CID);
 			if (!rc)
 				return 0;
@@ -669,6 +535,7 @@ cidk_percpu_list_pop(struct cidk_pool *pool, cidk_pool_handle h,
 			}
 			rc = cidk__percpu_cs_pop(
 				(intptr_t *)cidk_pool_ptr(pool, h, i), &head, i,
+				cidk_percpu_rseq_off,
 				idx == CIDK_PERCPU_MM_CID);
 			if (!rc)
 				return (struct cidk_percpu_node *)head;

@@ -136,7 +136,8 @@ __attribute__((constructor)) static void percpu_choose(void)
 
 	nr_copies = possible_cpus();
 	if (!CIDK_PERCPU_HAVE_RSEQ)
-		why = "no critical sections for this architecture (x86-64 only)";
+		why = "no critical sections for this architecture "
+		      "(x86-64 and little-endian aarch64 only)";
 	else if (PERCPU_TSAN)
 		why = "ThreadSanitizer build (TSan cannot see rseq)";
 	else if ((why = forced()) != NULL)

@@ -37,6 +37,7 @@ GUEST_TARGETS = [
     "tests/unit/test_rseq_mm_cid",
     "tests/stress/test_percpu_sums",
     "tests/stress/test_rseq_threads",
+    "tests/stress/test_percpu_fence",
 ]
 
 QEMU = {

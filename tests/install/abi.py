@@ -108,6 +108,12 @@ def api_md(src):
             out += ["```c"] + [d for _, d in exports] + ["```", ""]
         if inlines:
             out += ["Inline:", "", "```c"] + [d for _, d in inlines] + ["```", ""]
+    arch = sorted(os.listdir(os.path.join(src, "include", "cidkit", "arch")))
+    out += ["## `<cidkit/arch/*.h>`", "",
+            "Installed with the others and included by `<cidkit/percpu.h>`: one "
+            "header per architecture with rseq critical sections, internal "
+            "(no exports, only `cidk__` inline helpers): " +
+            ", ".join("`arch/%s`" % h for h in arch if h.endswith(".h")) + ".", ""]
     return "\n".join(out)
 
 
@@ -194,6 +200,8 @@ def main():
          "--write-api . rewrites it)", diff)
     listed = set()
     for sec in re.split(r"^## ", doc, flags=re.M)[1:]:
+        if sec.startswith("`<cidkit/arch/"):  # internal headers: no symbols
+            continue
         header = re.match(r"`<cidkit/(\w+\.h)>`", sec).group(1)
         exported_part = sec.split("Inline:")[0]
         for line in re.findall(r"^[^#`\n].*;$", exported_part, re.M):

@@ -1,13 +1,15 @@
 #!/bin/sh
 # tests/install/headers.sh - the public headers as a user's compiler sees
 # them.  Speaks TAP.
-#   1. every include/cidkit/*.h compiles on its own (no other include, no
-#      feature-test macro) as -std=c11 -pedantic (gcc, clang), -std=gnu17,
+#   1. every include/cidkit/*.h and arch/*.h compiles on its own (no
+#      other include, no feature-test macro) as -std=c11 -pedantic (gcc, clang), -std=gnu17,
 #      and C++17 -pedantic (g++, clang++), all with -Wall -Wextra -Wundef
 #      -Werror;
 #   2. C++ calls the library (cxx_call.cc, with g++ and clang++, linked to
 #      libcidkit.so) and sees every public struct with C's layout;
-#   3. mask.h's atomic bit operations compile, as C and as C++, to the
+#   3. percpu.h's aarch64 critical sections compile and assemble with the
+#      cross compilers (percpu_use.c), one signature per descriptor;
+#   4. mask.h's atomic bit operations compile, as C and as C++, to the
 #      instructions of the C11 _Atomic code they replaced (atomic_ref.c):
 #      making the header C++-safe cost the C path nothing.
 #   headers.sh SOURCE_ROOT LIBCIDKIT_SO
@@ -23,10 +25,12 @@ W="-Wall -Wextra -Wundef -Werror"
 # is itself an error); one compiler run per mode compiles them all, each
 # unit on its own, and a header fails if its unit shows in the errors.
 units=""
-for h in "$SRC"/include/cidkit/*.h; do
-	name=$(basename "$h" .h)
-	printf '#include <cidkit/%s.h>\ntypedef int headers_sh_nonempty;\n' "$name" >"$tmp/h_$name.c"
-	units="$units $tmp/h_$name.c"
+for h in "$SRC"/include/cidkit/*.h "$SRC"/include/cidkit/arch/*.h; do
+	name=${h#"$SRC"/include/cidkit/}
+	name=${name%.h}
+	unit=$tmp/h_$(echo "$name" | tr / _).c
+	printf '#include <cidkit/%s.h>\ntypedef int headers_sh_nonempty;\n' "$name" >"$unit"
+	units="$units $unit"
 done
 for mode in "gcc -x c -std=c11 -pedantic -Wstrict-prototypes" \
 	"clang -x c -std=c11 -pedantic -Wstrict-prototypes" \
@@ -38,7 +42,7 @@ for mode in "gcc -x c -std=c11 -pedantic -Wstrict-prototypes" \
 	rc=$?
 	for u in $units; do
 		name=$(basename "$u" .c)
-		name=${name#h_}
+		name=$(echo "${name#h_}" | sed 's|^arch_|arch/|')
 		! grep -q "$u" "$tmp/err" && { [ $rc -eq 0 ] || [ -s "$tmp/err" ]; }
 		ok $? "cidkit/$name.h alone: $mode" "$tmp/err"
 	done
@@ -51,6 +55,24 @@ for cxx in g++ clang++; do
 		"$tmp/cxx_abi.o" "$SO" -pthread -o "$tmp/cxx_call" >"$tmp/err" 2>&1 &&
 		LD_LIBRARY_PATH=$(dirname "$SO") "$tmp/cxx_call" >"$tmp/err" 2>&1
 	ok $? "$cxx: calls from C++ and the C layout of every public struct" "$tmp/err"
+done
+
+# The aarch64 critical sections (cidkit/arch/aarch64.h) compile to nothing
+# on this host: compile and assemble every operation for aarch64 (Debian's
+# cross gcc, clang and clang++ with --target), and find glibc's arm64
+# signature (brk #0x45e0) before the abort handlers, one per descriptor.
+for mode in "aarch64-linux-gnu-gcc -x c -std=c11 -pedantic" \
+	"clang --target=aarch64-linux-gnu -x c -std=c11 -pedantic" \
+	"clang++ --target=aarch64-linux-gnu -x c++ -std=c++17 -pedantic"; do
+	# shellcheck disable=SC2086
+	$mode -O2 $W -I"$SRC/include" -c "$HERE/percpu_use.c" -o "$tmp/a64.o" >"$tmp/err" 2>&1 &&
+		sigs=$(aarch64-linux-gnu-objdump -d -j __rseq_failure "$tmp/a64.o" |
+			grep -c 'brk[[:space:]]*#0x45e0') &&
+		descs=$(( $(aarch64-linux-gnu-objdump -h "$tmp/a64.o" |
+			awk '$2 == "__rseq_cs" { print "0x" $3 }') / 32 )) &&
+		echo "signatures $sigs, descriptors $descs" >>"$tmp/err" &&
+		[ "$sigs" -gt 0 ] && [ "$sigs" -eq "$descs" ]
+	ok $? "percpu.h's aarch64 sections assemble: $mode" "$tmp/err"
 done
 
 # Instructions of each function, without addresses or padding.

@@ -11,8 +11,9 @@ test_rseq_cpu, test_rseq_mm_cid, test_rseq_threads, test_percpu_sums and
 What is expected comes from outside cidkit: the kernel's version from
 uname (mm_cid exists from Linux 6.3 on: "sched: Introduce per-memory-map
 concurrency ID", and rseq's feature size 28 with it), the architecture
-(cidkit has rseq critical sections on x86-64 only, so arm64 must take the
-atomic fallback and say so), the guest's CPU count.  A program's SKIP is
+(cidkit has rseq critical sections on x86-64 and arm64: both must take
+the rseq path and say so), the guest's CPU count.  `cidkit abi` must find
+every promise kept (exit 0; n/a only with a reason) on these kernels.  A program's SKIP is
 accepted only where the kernel lacks the feature; a kernel that cannot be
 had (no network, unknown version) is a failure with kernel-lab's reason.
 """
@@ -30,7 +31,9 @@ run rseq_cpu test_rseq_cpu
 run rseq_mm_cid test_rseq_mm_cid
 run rseq_threads test_rseq_threads
 run percpu_sums env CIDK_EXPECT_PATH=%(path)s test_percpu_sums
+run percpu_fence test_percpu_fence
 run cid cidkit cid --threads 6 --duration 500 --json
+run abi cidkit abi --json
 '''
 
 n = 0
@@ -75,9 +78,10 @@ def version_tuple(release):
 def main():
     lab, kernel, arch = sys.argv[1:4]
     cpus = int(sys.argv[4]) if len(sys.argv) > 4 else 4
-    # cidkit's rseq critical sections exist for x86-64 only (include/cidkit/
-    # percpu.h); elsewhere every operation takes the atomic fallback.
-    want_cpu_path = "rseq" if arch == "x86_64" else "atomic"
+    # cidkit's rseq critical sections exist for x86-64 and aarch64
+    # (include/cidkit/arch/); elsewhere every operation takes the atomic
+    # fallback.
+    want_cpu_path = "rseq" if arch in ("x86_64", "arm64") else "atomic"
     script = GUEST % {"path": want_cpu_path}
     p = subprocess.run([lab, "run", "--kernel", kernel, "--arch", arch,
                         "--smp", str(cpus), "--timeout", "400", "--", "sh", "-c", script],
@@ -96,10 +100,11 @@ def main():
         r"^=== begin (\S+)\n(.*?)^=== end \1 (\d+)$", out, re.M | re.S)}
     has_mm_cid = version_tuple(release) >= (6, 3)
     where = f"{kernel} ({release}) on {arch}, {nproc} CPUs"
-    print("1..8")
+    print("1..10")
     ok(nproc == cpus, f"{where}: the guest booted with {cpus} CPUs")
 
-    for name in ("percpu_api", "rseq_cpu", "rseq_mm_cid", "rseq_threads", "percpu_sums"):
+    for name in ("percpu_api", "rseq_cpu", "rseq_mm_cid", "rseq_threads",
+                 "percpu_sums", "percpu_fence"):
         text, rc = blocks.get(name, ("", -1))
         plan, skip, good, bad = tap_result(text)
         if skip is not None and plan == 0:
@@ -121,9 +126,9 @@ def main():
     text = blocks.get("percpu_sums", ("", 0))[0]
     m = re.search(r"mm_cid path (\w+) \(.*\), cpu_id path (\w+)", text)
     got_cid, got_cpu = (m.group(1), m.group(2)) if m else ("?", "?")
-    want_cid = "rseq" if arch == "x86_64" and has_mm_cid else "atomic"
+    want_cid = "rseq" if want_cpu_path == "rseq" and has_mm_cid else "atomic"
     why = ("rseq critical sections" if want_cpu_path == "rseq" else
-           f"atomic fallback: cidkit has no {arch} critical sections yet")
+           f"atomic fallback: cidkit has no {arch} critical sections")
     ok(got_cpu == want_cpu_path and got_cid == want_cid,
        f"per-CPU path: cpu_id {got_cpu}, mm_cid {got_cid} "
        f"(want cpu_id {want_cpu_path}: {why}; mm_cid {want_cid}"
@@ -148,6 +153,25 @@ def main():
            j["rseq"]["feature_size"] >= 20,
            f"cidkit cid: no mm_cid on {release}, said so (rseq feature size "
            f"{j['rseq']['feature_size']}, cpu_id and node_id only)")
+
+    # The rseq ABI's promises on this kernel (cidkit abi): every check
+    # passes or says why it does not apply.
+    text, rc = blocks.get("abi", ("", -1))
+    try:
+        rows = json.loads(text)["checks"]
+    except (ValueError, KeyError, TypeError):
+        rows = None
+    if rows is None:
+        ok(False, f"cidkit abi --json: exit {rc}, unreadable output")
+        diag(text)
+    else:
+        bad = [r for r in rows if r.get("verdict") not in ("pass", "n/a") or
+               (r.get("verdict") == "n/a" and not r.get("reason"))]
+        ok(rc == 0 and not bad and len(rows) >= 9,
+           f"cidkit abi: exit {rc}, " + ", ".join(
+               f"{r.get('name')} {r.get('verdict')}" for r in rows))
+        if bad or rc:
+            diag(text)
     return 1 if failed else 0
 
 

@@ -81,4 +81,14 @@ plot_bad "no results" bench-lease "$tmp/empty.json" "$tmp/bad.svg"
 plot_bad "the wrong kind's JSON" bench-topo "$SRC/docs/figures/data/sim-scan.json" "$tmp/bad.svg"
 plot_bad "not .svg" sim-locality "$SRC/docs/figures/data/sim-locality.json" "$tmp/bad.png"
 
+# bench mask's figure from a small fresh run (a benchmark: its bytes are
+# this machine's, now), and the wrong JSON or two runs refused.
+"$CIDKIT" bench mask --bits 1000 --reps 3 --grow 5 --json >"$tmp/mask.json" &&
+	"$python" "$SRC/scripts/plot.py" bench-mask "$tmp/mask.json" "$tmp/mask.svg" \
+		--note "a test run" >"$tmp/out" 2>"$tmp/err" &&
+	[ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] && grep -q '</svg>' "$tmp/mask.svg"
+ok $? "plot.py bench-mask draws cidkit bench mask --json"
+plot_bad "bench-mask from the wrong kind's JSON" bench-mask "$SRC/docs/figures/data/sim-scan.json" "$tmp/bad.svg"
+plot_bad "bench-mask from two runs" bench-mask "$tmp/mask.json" "$tmp/mask.json" "$tmp/bad.svg"
+
 done_testing

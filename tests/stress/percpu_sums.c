@@ -45,7 +45,8 @@
  *
  * Which path runs: the test works out from outside the library which path
  * percpu.h documents for this process, and requires the library's choice
- * to match for both indexings: rseq when x86-64, not a ThreadSanitizer
+ * to match for both indexings: rseq when x86-64 or little-endian aarch64
+ * (from the compiler's macros), not a ThreadSanitizer
  * build (this file is compiled with the same -fsanitize as the library),
  * CIDK_PERCPU is not "atomic" and there is an rseq area: glibc's
  * (__rseq_size > 0) or else cidkit's own, which needs rseq(2) (asked of
@@ -84,10 +85,11 @@
 #define AT_RSEQ_FEATURE_SIZE 27
 #endif
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define TEST_X86_64 1
+#if defined(__GNUC__) &&                                                      \
+	(defined(__x86_64__) || (defined(__aarch64__) && !defined(__AARCH64EB__)))
+#define TEST_ARCH_RSEQ 1
 #else
-#define TEST_X86_64 0
+#define TEST_ARCH_RSEQ 0
 #endif
 
 #define PHASE_MS 200
@@ -304,8 +306,9 @@ static int kernel_has_rseq(void)
 
 /*
  * The path percpu.h documents for this process, worked out from outside
- * the library (not by asking it): rseq on x86-64 outside ThreadSanitizer
- * when CIDK_PERCPU is not "atomic" and there is an rseq area -- glibc's
+ * the library (not by asking it): rseq on x86-64 or aarch64 outside
+ * ThreadSanitizer when CIDK_PERCPU is not "atomic" and there is an rseq
+ * area -- glibc's
  * (__rseq_size > 0) or, when glibc registered none, cidkit's own, which
  * needs the kernel's rseq(2); mm_cid also needs a kernel that fills
  * mm_cid.
@@ -315,7 +318,7 @@ static enum cidk_percpu_path documented_path(enum cidk_percpu_index idx)
 	const char *e = getenv("CIDK_PERCPU");
 	int forced = e && !strcmp(e, "atomic");
 
-	if (!TEST_X86_64 || TEST_TSAN || forced ||
+	if (!TEST_ARCH_RSEQ || TEST_TSAN || forced ||
 	    (__rseq_size == 0 && !kernel_has_rseq()))
 		return CIDK_PERCPU_ATOMIC;
 	if (idx == CIDK_PERCPU_MM_CID &&
@@ -371,10 +374,10 @@ int main(void)
 	     cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_CPU_ID)));
 	ok(cidk_percpu_path(CIDK_PERCPU_CPU_ID) == want_cpu &&
 		   cidk_percpu_path(CIDK_PERCPU_MM_CID) == want_cid,
-	   "paths as documented: cpu_id %s, mm_cid %s (x86-64 %d, TSan %d, "
+	   "paths as documented: cpu_id %s, mm_cid %s (rseq arch %d, TSan %d, "
 	   "CIDK_PERCPU %s, __rseq_size %u, rseq(2) %d, rseq feature size %lu)",
 	   cidk_percpu_path_name(want_cpu), cidk_percpu_path_name(want_cid),
-	   TEST_X86_64, TEST_TSAN, forced ? forced : "unset",
+	   TEST_ARCH_RSEQ, TEST_TSAN, forced ? forced : "unset",
 	   (unsigned int)__rseq_size, kernel_has_rseq(),
 	   getauxval(AT_RSEQ_FEATURE_SIZE));
 	if (expect)

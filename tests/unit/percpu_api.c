@@ -5,8 +5,11 @@
  * touched), sum, -ERANGE with a pool too small (nothing changed),
  * cmpeqv_storev's three outcomes, list push/pop order and the empty list;
  * and, on the rseq path, the ABI of every rseq_cs descriptor linked into
- * this program (version 0, the signature 0x53053053 in the 4 bytes before
+ * this program (version 0, glibc's RSEQ_SIG for this architecture --
+ * 0x53053053 on x86-64, 0xd428bc00 on aarch64 -- in the 4 bytes before
  * abort_ip, abort_ip outside [start_ip, start_ip + post_commit_offset)).
+ * The path expected is worked out from the compiler's architecture
+ * macros, not from the library's CIDK_PERCPU_HAVE_RSEQ.
  * Pinned to one CPU so that the index cannot change under the checks.
  * When glibc registered no rseq area (meson's percpu_api_own run), the
  * rseq path on cidkit's own area: a new thread's index reads all ones
@@ -20,10 +23,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/rseq.h>
+
 #include <cidkit/percpu.h>
 
 #include "tap.h"
 #include "tsan.h"
+
+/* The architectures percpu.h documents critical sections for. */
+#if defined(__GNUC__) &&                                                      \
+	(defined(__x86_64__) || (defined(__aarch64__) && !defined(__AARCH64EB__)))
+#define TEST_ARCH_RSEQ 1
+#else
+#define TEST_ARCH_RSEQ 0
+#endif
 
 struct rseq_cs_desc {
 	uint32_t version, flags;
@@ -42,7 +55,7 @@ static int desc_ok(const struct rseq_cs_desc *d)
 	memcpy(&sig, (const char *)(uintptr_t)d->abort_ip - 4, 4);
 	return d->version == 0 && d->flags == 0 && ((uintptr_t)d & 31) == 0 &&
 	       d->post_commit_offset > 0 && d->post_commit_offset < 64 &&
-	       sig == CIDK_PERCPU_RSEQ_SIG &&
+	       sig == RSEQ_SIG && CIDK_PERCPU_RSEQ_SIG == RSEQ_SIG &&
 	       (d->abort_ip < d->start_ip ||
 		d->abort_ip >= d->start_ip + d->post_commit_offset);
 }
@@ -50,14 +63,16 @@ static int desc_ok(const struct rseq_cs_desc *d)
 static void check_descriptors(void)
 {
 	unsigned int n = 0, good = 0;
-	static const unsigned char code[16] = { 0x0f, 0xb9, 0x3d, 0x53, 0x30,
-						0x05, 0x53, 0xc3, 0x0f, 0xb9,
-						0x3d, 0x53, 0x30, 0x05, 0x54,
-						0xc3 };
+	/* glibc's signature at 3..6, a byte off by one at 11..14 */
+	unsigned char code[16] = { 0 };
+	uint32_t sig = RSEQ_SIG, bad = RSEQ_SIG + 1;
 	_Alignas(32) struct rseq_cs_desc fake = {
 		0, 0, (uintptr_t)&code[0], 7, (uintptr_t)&code[7]
 	};
 	int fake_ok, bad_sig, inside, bad_version;
+
+	memcpy(&code[3], &sig, 4);
+	memcpy(&code[11], &bad, 4);
 
 	for (const struct rseq_cs_desc *d = __start___rseq_cs;
 	     d && d < __stop___rseq_cs; d++) {
@@ -66,7 +81,7 @@ static void check_descriptors(void)
 	}
 	/* The check itself, on a made-up descriptor and three faults. */
 	fake_ok = desc_ok(&fake);
-	fake.abort_ip = (uintptr_t)&code[15]; /* preceded by ...0x54 */
+	fake.abort_ip = (uintptr_t)&code[15]; /* preceded by RSEQ_SIG + 1 */
 	bad_sig = desc_ok(&fake);
 	fake.abort_ip = (uintptr_t)&code[7];
 	fake.post_commit_offset = 9; /* abort_ip inside the section */
@@ -311,12 +326,12 @@ int main(void)
 		   "CIDK_PERCPU=atomic forces the atomic path and says so");
 	else
 		ok(cidk_percpu_path(CIDK_PERCPU_CPU_ID) ==
-			   (CIDK_PERCPU_HAVE_RSEQ && !TEST_TSAN &&
+			   (TEST_ARCH_RSEQ && !TEST_TSAN &&
 					    (__rseq_size ||
 					     !cidk_rseq_register_current_thread())
 				    ? CIDK_PERCPU_RSEQ
 				    : CIDK_PERCPU_ATOMIC),
-		   "cpu_id: rseq exactly when x86-64 and an rseq area is "
+		   "cpu_id: rseq exactly when x86-64 or aarch64 and an rseq area is "
 		   "registered (glibc's, or else cidkit's own)");
 	p = getenv("CIDK_EXPECT_AREA");
 	if (p)

@@ -12,6 +12,7 @@ int cmd_cat(int argc, char **argv);
 int cmd_resctrl(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_abi(int argc, char **argv);
 
 /* cidkit sim ... */
 int cmd_sim_locality(int argc, char **argv);

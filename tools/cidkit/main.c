@@ -13,6 +13,7 @@ static const struct cli_cmd commands[] = {
 	{ "topo", cmd_topo, "CPU topology: levels, groups and span sanity" },
 	{ "cid", cmd_cid, "the kernel's cpu_id and mm_cid as threads wake and sleep" },
 	{ "sim", cmd_sim, "the simulator's scenarios" },
+	{ "abi", cmd_abi, "does this kernel keep rseq's promises? (abort, IDs, mm_cid, ...)" },
 	{ "check", cmd_check, "explore interleavings of the CID policies' real code" },
 	{ "trace", cmd_trace, "record a real schedule (libtracefs) for 'sim replay'" },
 	{ "bench", cmd_bench, "benchmarks on this machine" },

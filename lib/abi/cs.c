@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/abi/cs.c - the one critical section the abort checks run, and its
+ * deliberately broken variants (abi_impl.h: cidk__abi_cs_run).
+ *
+ * The section reads a watched word, spins (so that a preemption, a
+ * migration, a signal or a membarrier IPI lands inside it), reads a word
+ * again and commits by incrementing a counter with one plain store.  If
+ * the kernel keeps its promise, a section that an event interrupted never
+ * reaches its commit: a committed run whose two loads differ, or a counter
+ * that moved more often than the section committed, is the kernel's (or,
+ * for the broken variants, our) failure.
+ *
+ * Variants (enum cidk__abi_break): cs-short (the descriptor ends after the
+ * first load: the spin is not covered), no-sig (a signature one bit off:
+ * the kernel must kill the process at the first abort), write-early (the
+ * counter store is the first instruction, not the commit).
+ */
+#include "abi/abi_impl.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include "abi/cs_x86_64.h"
+#define ABI_CS_HAVE 1
+#elif defined(__aarch64__) && defined(__GNUC__)
+#include "abi/cs_aarch64.h"
+#define ABI_CS_HAVE 1
+#else
+#define ABI_CS_HAVE 0
+#endif
+
+int cidk__abi_cs_supported(void)
+{
+	return ABI_CS_HAVE;
+}
+
+#if ABI_CS_HAVE
+int cidk__abi_cs_run(const struct cidk__abi_cs *c, int32_t *delta)
+{
+	uint64_t spins = c->spins ? c->spins : 1;
+	uint32_t r1 = 0, r2 = 0;
+	int ret = 0;
+
+	if (c->breaks & CIDK_ABI_BREAK_CS_SHORT)
+		ABI_CS_ASM("7f", ABI_CS_SIG_GOOD, "", ABI_CS_INC);
+	else if (c->breaks & CIDK_ABI_BREAK_NO_SIG)
+		ABI_CS_ASM("2f", ABI_CS_SIG_BAD, "", ABI_CS_INC);
+	else if (c->breaks & CIDK_ABI_BREAK_WRITE_EARLY)
+		ABI_CS_ASM("2f", ABI_CS_SIG_GOOD, ABI_CS_INC, "");
+	else
+		ABI_CS_ASM("2f", ABI_CS_SIG_GOOD, "", ABI_CS_INC);
+	if (ret)
+		return -1;
+	*delta = (int32_t)(r2 - r1);
+	return 0;
+}
+#else
+int cidk__abi_cs_run(const struct cidk__abi_cs *c, int32_t *delta)
+{
+	(void)c;
+	(void)delta;
+	return -1;
+}
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/abi/cs_aarch64.h - the checks' critical section on aarch64 (included
+ * by cs.c only).
+ *
+ * The rseq ABI's rules on aarch64: the same descriptor (32-byte aligned,
+ * section __rseq_cs), its address formed with adrp/add and stored into the
+ * area's rseq_cs field before start_ip; the 4 bytes before abort_ip are
+ * the signature 0xd428bc00 emitted as an instruction word (".inst": a
+ * "brk #0x45e0", so that falling into it traps), in code byte order as
+ * the kernel reads it.  The first load is a load-acquire (ldar) so that
+ * the second cannot be satisfied before it (the membarrier check compares
+ * two words written in order by another CPU).
+ *
+ * Layout and parameters as in cs_x86_64.h; x13 counts the spins, x14
+ * carries the counter, x15 the descriptor's address.
+ */
+#define ABI_CS_INC                                                           \
+	"ldr x14, [%[count]]\n\t"                                            \
+	"add x14, x14, #1\n\t"                                               \
+	"str x14, [%[count]]\n\t"
+
+#define ABI_CS_ASM(END, SIG, EARLY, LATE)                                    \
+	__asm__ __volatile__(".pushsection __rseq_cs, \"aw\"\n\t"            \
+			     ".balign 32\n"                                  \
+			     "3:\n\t"                                        \
+			     ".long 0, 0\n\t"                                \
+			     ".quad 1f, " END " - 1f, 4f\n\t"                \
+			     ".popsection\n\t"                               \
+			     ".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"  \
+			     ".quad 3b\n\t"                                  \
+			     ".popsection\n\t"                               \
+			     "adrp x15, 3b\n\t"                              \
+			     "add x15, x15, :lo12:3b\n\t"                    \
+			     "str x15, [%[cs]]\n"                            \
+			     "1:\n\t" EARLY                                  \
+			     "ldar %w[r1], [%[first]]\n"                     \
+			     "7:\n\t"                                        \
+			     "mov x13, %[spins]\n"                           \
+			     "5:\n\t"                                        \
+			     "subs x13, x13, #1\n\t"                         \
+			     "b.ne 5b\n\t"                                   \
+			     "ldr %w[r2], [%[last]]\n\t" LATE                \
+			     "2:\n\t"                                        \
+			     ".pushsection __rseq_failure, \"ax\"\n\t"       \
+			     ".inst " SIG "\n"                               \
+			     "4:\n\t"                                        \
+			     "mov %w[ret], #-1\n\t"                          \
+			     "b 6f\n\t"                                      \
+			     ".popsection\n"                                 \
+			     "6:\n\t"                                        \
+			     : [ret] "+r"(ret), [r1] "=&r"(r1), [r2] "=&r"(r2) \
+			     : [cs] "r"(c->rseq_cs), [first] "r"(c->first),  \
+			       [last] "r"(c->last), [count] "r"(c->count),   \
+			       [spins] "r"(spins)                            \
+			     : "x13", "x14", "x15", "cc", "memory")
+
+#define ABI_CS_SIG_GOOD "0xd428bc00"
+#define ABI_CS_SIG_BAD "0xd428bc01"

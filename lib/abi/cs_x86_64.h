@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/abi/cs_x86_64.h - the checks' critical section on x86-64 (included
+ * by cs.c only).
+ *
+ * The rseq ABI's rules on x86-64, as the uapi header and the kernel's
+ * selftests state them: a descriptor (struct rseq_cs: version 0, flags 0,
+ * start_ip, post_commit_offset, abort_ip), 32-byte aligned, here in its own
+ * section __rseq_cs (its address also in __rseq_cs_ptr_array, for tools);
+ * its address is stored into the area's rseq_cs field before start_ip; the
+ * 4 bytes right before abort_ip are the signature the area was registered
+ * with, 0x53053053, here as the displacement of "ud1 disp32(%rip),%edi"
+ * (0f b9 3d) so that a disassembler sees one trapping instruction; the
+ * handler lives in section __rseq_failure.
+ *
+ * Layout: 1 = start_ip, 7 = after the first load (the end of the broken
+ * "cs-short" descriptor), 2 = post-commit, 4 = abort_ip.  The commit is
+ * one non-locked "addq $1" to *count.
+ *
+ * @END: the label the descriptor ends at; @SIG: the signature word;
+ * @EARLY / @LATE: where the counter store goes (write-early puts it first).
+ */
+#define ABI_CS_INC "addq $1, (%[count])\n\t"
+
+#define ABI_CS_ASM(END, SIG, EARLY, LATE)                                    \
+	__asm__ __volatile__(".pushsection __rseq_cs, \"aw\"\n\t"            \
+			     ".balign 32\n"                                  \
+			     "3:\n\t"                                        \
+			     ".long 0, 0\n\t"                                \
+			     ".quad 1f, " END " - 1f, 4f\n\t"                \
+			     ".popsection\n\t"                               \
+			     ".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"  \
+			     ".quad 3b\n\t"                                  \
+			     ".popsection\n\t"                               \
+			     "leaq 3b(%%rip), %%rax\n\t"                     \
+			     "movq %%rax, (%[cs])\n"                         \
+			     "1:\n\t" EARLY                                  \
+			     "movl (%[first]), %k[r1]\n"                     \
+			     "7:\n\t"                                        \
+			     "movq %[spins], %%rcx\n"                        \
+			     "5:\n\t"                                        \
+			     "decq %%rcx\n\t"                                \
+			     "jnz 5b\n\t"                                    \
+			     "movl (%[last]), %k[r2]\n\t" LATE               \
+			     "2:\n\t"                                        \
+			     ".pushsection __rseq_failure, \"ax\"\n\t"       \
+			     ".byte 0x0f, 0xb9, 0x3d\n\t"                    \
+			     ".long " SIG "\n"                               \
+			     "4:\n\t"                                        \
+			     "movl $-1, %k[ret]\n\t"                         \
+			     "jmp 6f\n\t"                                    \
+			     ".popsection\n"                                 \
+			     "6:\n\t"                                        \
+			     : [ret] "+r"(ret), [r1] "=&r"(r1), [r2] "=&r"(r2) \
+			     : [cs] "r"(c->rseq_cs), [first] "r"(c->first),  \
+			       [last] "r"(c->last), [count] "r"(c->count),   \
+			       [spins] "r"(spins)                            \
+			     : "rax", "rcx", "cc", "memory")
+
+#define ABI_CS_SIG_GOOD "0x53053053"
+#define ABI_CS_SIG_BAD "0x53053054"
