@@ -98,6 +98,28 @@ j = json.load(sys.stdin)
 assert j["rseq_updates"] == 5 and j["threads"] == 3, j
 '
 ok $? "no header: --cpus, --tgid and the fork lineage replay the same group"
+# bench replay: it replays what it says (the tiny trace's 19 event lines;
+# at least the million synthetic events asked for), every policy and all
+# six, and the parser's row for a trace
+nev=$(grep -c -v '^#' "$data/tiny.trace")
+run bench replay --reps 2 --json "$data/tiny.trace"
+printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+names = [r["what"] for r in j["results"]]
+assert j["events"] == int(sys.argv[1]), (j["events"], sys.argv[1])
+assert names == ["all six", "bitmap", "lazy", "lazy-batched", "cache-local", "inherit", "ownership", "parse (lines)"], names
+assert all(0 < r["m_per_s_min"] <= r["m_per_s"] <= r["m_per_s_max"] for r in j["results"]), j
+' "$nev"
+ok $? "bench replay TRACE: the trace's $nev events, seven replay rows and the parser's"
+run bench replay --reps 1 --events 1 --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert 1000000 <= j["events"] < 1010000 and j["cpus"] == 8, j
+assert len(j["results"]) == 7 and all(r["m_per_s"] > 0 for r in j["results"]), j
+'
+ok $? "bench replay: a million synthetic events through seven rows"
 expect_usage_error "an unknown policy" sim replay --policy nope "$data/tiny.trace"
 expect_usage_error "a missing file" sim replay "$tmp/none.trace"
 done_testing
