@@ -17,7 +17,7 @@ flags="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
        -Itools/cidkit -Icheck"
 lib="lib/mask/*.c lib/topo/*.c lib/resctrl/*.c lib/util/*.c lib/call/*.c
      tools/cidkit/cli.c tools/cidkit/opt.c tools/cidkit/taskset.c
-     check/scenario.c"
+     check/scenario.c lib/cid/*.c trace/*.c sim/workloads/replay.c"
 mkdir -p "$out"
 status=0
 names=${*:-$(for f in tests/fuzz/fuzz_*.c; do

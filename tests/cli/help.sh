@@ -15,7 +15,7 @@ list() {
 cmds=""
 for c in $(list); do
 	case $c in
-	sim | bench) for s in $(list "$c"); do cmds="$cmds $c:$s"; done ;;
+	sim | bench | trace) for s in $(list "$c"); do cmds="$cmds $c:$s"; done ;;
 	check) cmds="$cmds check" ;; # a separate program, the same parser
 	*) cmds="$cmds $c" ;;
 	esac

@@ -23,7 +23,7 @@ import re
 import subprocess
 import sys
 
-HIDDEN_HEADERS = {"sim.h"}  # the lab's: not installed, not in the .so
+HIDDEN_HEADERS = {"sim.h", "trace.h"}  # the lab's: not installed, not in the .so
 
 
 def strip_comments(text):
@@ -219,7 +219,7 @@ def main():
     cmds = []
     for c in commands(cidkit, []):
         cmds.append([c])
-        if c in ("sim", "bench"):
+        if c in ("sim", "bench", "trace"):
             cmds += [[c, s] for s in commands(cidkit, [c])]
     for c in cmds:
         name = "cidkit " + " ".join(c)
@@ -229,7 +229,7 @@ def main():
         if sec is None:
             continue
         opts = help_options(r.stdout) - {"--help"}
-        if len(c) == 1 and c[0] in ("sim", "bench"):
+        if len(c) == 1 and c[0] in ("sim", "bench", "trace"):
             continue  # options belong to the subcommands
         inman = help_options(sec)
         t.ok(opts <= inman and inman <= opts | {"--help"},
@@ -245,11 +245,11 @@ def main():
     rows = {}
     for m in re.finditer(r"^\| `cidkit ([a-z-]+(?: [a-z-]+)?)([^`]*)`", readme, re.M):
         words = m.group(1).split()
-        if words[0] not in ("sim", "bench"):
+        if words[0] not in ("sim", "bench", "trace"):
             words = words[:1]
         rows.setdefault(" ".join(words), set()).update(re.findall(r"--[a-z][a-z-]*", m.group(2)))
     for c in cmds:
-        if len(c) == 1 and c[0] in ("sim", "bench"):
+        if len(c) == 1 and c[0] in ("sim", "bench", "trace"):
             continue
         name = " ".join(c)
         r = subprocess.run([cidkit] + c + ["--help"], capture_output=True, text=True)

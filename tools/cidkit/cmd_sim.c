@@ -8,6 +8,7 @@ static const struct cli_cmd scenarios[] = {
 	{ "scan", cmd_sim_scan, "latency added by the lazy policies' compaction scan" },
 	{ "compaction-test", cmd_sim_compaction, "the kernel's mm_cid compaction selftest, simulated" },
 	{ "switch", cmd_sim_switch, "mm-mask and CID-bitmap traffic on the context-switch path" },
+	{ "replay", cmd_sim_replay, "a recorded schedule through every policy, and the model's agreement with the kernel" },
 	{ NULL, NULL, NULL },
 };
 

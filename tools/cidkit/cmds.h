@@ -11,6 +11,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_resctrl(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 int cmd_abi(int argc, char **argv);
 
 /* cidkit sim ... */
@@ -18,6 +19,7 @@ int cmd_sim_locality(int argc, char **argv);
 int cmd_sim_scan(int argc, char **argv);
 int cmd_sim_compaction(int argc, char **argv);
 int cmd_sim_switch(int argc, char **argv);
+int cmd_sim_replay(int argc, char **argv);
 
 /* cidkit bench ... */
 int cmd_bench_mask(int argc, char **argv);
@@ -28,5 +30,6 @@ int cmd_bench_lease(int argc, char **argv);
 int cmd_bench_call(int argc, char **argv);
 int cmd_bench_cat(int argc, char **argv);
 int cmd_bench_percpu(int argc, char **argv);
+int cmd_bench_replay(int argc, char **argv);
 
 #endif /* CIDKIT_TOOLS_CMDS_H */

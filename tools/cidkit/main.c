@@ -15,6 +15,7 @@ static const struct cli_cmd commands[] = {
 	{ "sim", cmd_sim, "the simulator's scenarios" },
 	{ "abi", cmd_abi, "does this kernel keep rseq's promises? (abort, IDs, mm_cid, ...)" },
 	{ "check", cmd_check, "explore interleavings of the CID policies' real code" },
+	{ "trace", cmd_trace, "record a real schedule (libtracefs) for 'sim replay'" },
 	{ "bench", cmd_bench, "benchmarks on this machine" },
 	{ "cat", cmd_cat, "open once, pread many (drop-in for fastcat)" },
 	{ "resctrl", cmd_resctrl, "sample resctrl memory bandwidth per group and domain" },

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit/trace.h - real schedules: reading the kernel's ftrace text and
+ * replaying it through every CID policy (the lab's, like sim.h: linked into
+ * the command, not into libcidkit.so, not installed).
+ *
+ * Reader.  The ftrace text format, as /sys/kernel/tracing/trace prints it
+ * (with or without the record-tgid column "(  TGID)" and the latency
+ * flags) and as `trace-cmd report` prints it (no flags; sched_switch in
+ * trace-cmd's own "COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]" form).  One
+ * line at a time: memory is one line buffer (at most CIDK_TRACE_LINE_MAX
+ * bytes), whatever the trace's length.  The events kept are
+ * rseq:rseq_update, sched:sched_switch, sched_migrate_task,
+ * sched_process_fork, sched_process_exit, sched_process_exec and
+ * sched_wakeup_new.  There is no affinity-change tracepoint (Linux 6.18
+ * has none; sched_setaffinity's system-call event carries a user pointer,
+ * not the mask), so affinity changes are not in traces.  Other events of a
+ * well-formed line are skipped; blank lines and "#" comments are skipped,
+ * except the header lines the reader learns from:
+ *   "# entries-in-buffer/entries-written: A/B   #P:N"   N CPUs (ftrace)
+ *   "cpus=N"                                           N CPUs (trace-cmd)
+ *   "# cidkit-trace: kernel=RELEASE cpus=N tgid=T threads=P,P,..."
+ *     written by `cidkit trace record`: the traced kernel, its CPUs, the
+ *     thread group recorded and every thread of it.
+ *
+ * Replay.  One mm (the thread group T) per policy, created at T's exec
+ * (or at its first event when the trace has no exec), its threads joining
+ * at their fork; every switch, migration and exit of a thread of T, and
+ * every return to user space (an rseq_update event), drives each policy
+ * through cid.h in trace order; other tasks are the policies' idle task.
+ * Each rseq_update's mm_cid is compared with each policy's CID for that
+ * task, and with two naive predictors: the lowest CID not held by another
+ * running thread of T at the task's switch-in (as the kernel said), and the
+ * task's previous mm_cid.  Deterministic: a pure function of the events.
+ *
+ * Not MT-safe: one reader or replay per thread.
+ */
+#ifndef CIDKIT_TRACE_H
+#define CIDKIT_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cidkit/cid.h>
+#include <cidkit/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CIDK_TRACE_LINE_MAX 4096 /* bytes of one line, with its newline */
+#define CIDK_TRACE_COMM_LEN 16	 /* the kernel's TASK_COMM_LEN */
+
+enum cidk_trace_kind {
+	CIDK_TRACE_RSEQ_UPDATE, /* pid returned to user: cpu_id, node_id, mm_cid */
+	CIDK_TRACE_SWITCH,	/* on cpu: prev_pid -> next_pid */
+	CIDK_TRACE_MIGRATE,	/* pid: orig_cpu -> dest_cpu */
+	CIDK_TRACE_FORK,	/* pid forked child_pid */
+	CIDK_TRACE_EXIT,	/* pid exits (group_dead) */
+	CIDK_TRACE_EXEC,	/* pid exec'd (a new mm) */
+	CIDK_TRACE_WAKEUP_NEW,	/* pid, new, placed on target_cpu */
+	CIDK_TRACE_NR_KINDS,
+};
+
+/* One event.  Fields not used by its kind are zero. */
+struct cidk_trace_event {
+	enum cidk_trace_kind kind;
+	uint64_t ts_ns;	  /* the timestamp, in ns */
+	unsigned int cpu; /* the CPU column */
+	int pid;	  /* the task of the line (the task column) */
+	int tgid;	  /* its thread group, -1 when the trace has no column */
+	/* by kind: */
+	int prev_pid, next_pid;	 /* SWITCH */
+	bool prev_runnable;	 /* SWITCH: prev_state R (preempted) */
+	int task_pid;		 /* MIGRATE, EXIT, EXEC, WAKEUP_NEW: the event's pid */
+	int child_pid;		 /* FORK (task_pid: the parent) */
+	int orig_cpu, dest_cpu;	 /* MIGRATE; dest_cpu: WAKEUP_NEW's target_cpu */
+	int cpu_id, node_id, mm_cid; /* RSEQ_UPDATE */
+	bool group_dead;	 /* EXIT */
+};
+
+/*
+ * What a line was, for cidk_trace_parse_line() and the reader's header.
+ */
+struct cidk_trace_info {
+	unsigned int nr_cpus; /* 0: not said yet */
+	int tgid;	      /* -1: not said */
+	char kernel[64];      /* "" when not said */
+	int *threads;	      /* the header's thread list (malloc'd) */
+	unsigned int nr_threads;
+};
+
+/*
+ * cidk_trace_parse_line - parse one line (@len bytes at @line, no NUL
+ * needed, a trailing newline allowed) of the ftrace text format.
+ * Returns 1 and *@ev for a kept event; 0 for a line that carries none (a
+ * blank or comment line, a header line - then @info is updated when not
+ * NULL - or another event); -EINVAL for a malformed line (not an event
+ * line, a kept event with a missing or bad field, a number out of range,
+ * a CPU >= CIDK_TRACE_MAX_CPUS); -ENOMEM (a thread list).  On failure
+ * *@ev is unspecified and @info unchanged.
+ */
+#define CIDK_TRACE_MAX_CPUS 65536u
+int cidk_trace_parse_line(const char *line, size_t len,
+			  struct cidk_trace_event *ev,
+			  struct cidk_trace_info *info);
+
+void cidk_trace_info_init(struct cidk_trace_info *info);
+void cidk_trace_info_fini(struct cidk_trace_info *info);
+
+/* A streaming reader over a FILE (not owned: the caller closes it). */
+struct cidk_trace_reader;
+
+/*
+ * cidk_trace_reader_open - a reader of @f.  Returns 0 and *@out, or
+ * -ENOMEM.
+ */
+int cidk_trace_reader_open(FILE *f, struct cidk_trace_reader **out);
+
+/*
+ * cidk_trace_reader_next - the next kept event.  Returns 1 and *@ev; 0 at
+ * the end; -EINVAL for a malformed line or one longer than
+ * CIDK_TRACE_LINE_MAX (cidk_trace_reader_line() says which); -EIO when
+ * reading fails; -ENOMEM.
+ */
+int cidk_trace_reader_next(struct cidk_trace_reader *r,
+			   struct cidk_trace_event *ev);
+
+/* The number of the line read last (1 = the first). */
+unsigned long cidk_trace_reader_line(const struct cidk_trace_reader *r);
+
+/* What the header lines said so far. */
+const struct cidk_trace_info *
+cidk_trace_reader_info(const struct cidk_trace_reader *r);
+
+void cidk_trace_reader_close(struct cidk_trace_reader *r);
+
+/* ---- replay ------------------------------------------------------------- */
+
+#define CIDK_REPLAY_MAX_POLICIES 16
+#define CIDK_REPLAY_MAX_DISAGREE 16
+
+struct cidk_replay_params {
+	unsigned int nr_cpus;	/* the trace's CPUs (every cpu below it) */
+	int tgid;		/* the thread group replayed */
+	const int *threads;	/* its threads, if known (else: fork lineage) */
+	unsigned int nr_threads;
+	unsigned int nr_policies;
+	struct cidk_cid_params policy[CIDK_REPLAY_MAX_POLICIES];
+	unsigned int keep_disagree; /* first disagreements kept (<= MAX) */
+	int model;		/* index of the model policy, -1: none */
+};
+
+/* One rseq_update the model did not predict, with its context. */
+struct cidk_replay_disagree {
+	uint64_t ts_ns;
+	unsigned long event;	/* its index among the replayed events */
+	int pid;
+	unsigned int cpu;
+	int kernel_cid;		/* the event's mm_cid */
+	unsigned int model_cid; /* CIDK_CID_NONE: the model had none */
+	int lowest_free, prev_cid; /* the naive predictors (-1: none) */
+	unsigned int nr_users, nr_running; /* of the group, in the model */
+	int last_switch_prev;	/* the switch that brought the task in: prev pid */
+	uint64_t since_switch_ns; /* time since that switch */
+};
+
+struct cidk_replay_policy_result {
+	struct cidk_cid_stats stats;
+	uint64_t switches_in;	/* switch-ins of the group's threads (the
+				   first task's exec counts as one) */
+	uint64_t switches;	/* switches with a thread of the group on
+				   either side (and those switch-ins) */
+	uint64_t handed;	/* CIDs handed out (switch-ins with a CID) */
+	unsigned int largest;	/* largest CID handed out (CIDK_CID_NONE: none) */
+	unsigned int distinct;	/* distinct CIDs handed out */
+	uint64_t agree;		/* rseq_update events predicted exactly */
+};
+
+struct cidk_replay_result {
+	uint64_t events;	/* events given to the replay */
+	uint64_t group_events;	/* of those, about the group */
+	uint64_t rseq_updates;	/* rseq_update events of the group (after exec) */
+	uint64_t naive_lowest;	/* predicted by the lowest free CID */
+	uint64_t naive_prev;	/* predicted by the task's previous CID */
+	unsigned int kernel_largest, kernel_distinct; /* the kernel's mm_cids */
+	unsigned int threads;	/* threads of the group seen */
+	uint64_t inconsistent;	/* events the model's state could not follow
+				   (a thread switched in while running elsewhere) */
+	unsigned int nr_policies;
+	struct cidk_replay_policy_result pol[CIDK_REPLAY_MAX_POLICIES];
+	unsigned int nr_disagree;
+	struct cidk_replay_disagree disagree[CIDK_REPLAY_MAX_DISAGREE];
+};
+
+struct cidk_replay;
+
+/*
+ * cidk_replay_create - a replay of @p's group through @p's policies.
+ * Returns 0 and *@out, -EINVAL (no CPU, more than 65536 CPUs, no or too
+ * many policies, a bad model index or policy) or -ENOMEM.
+ */
+int cidk_replay_create(const struct cidk_replay_params *p,
+		       struct cidk_replay **out);
+
+/*
+ * cidk_replay_event - replay one event, in trace order.  Returns 0,
+ * -EINVAL (a CPU at or above nr_cpus, in the event or its fields: the
+ * replay's state is unchanged) or -ENOMEM.
+ */
+int cidk_replay_event(struct cidk_replay *r, const struct cidk_trace_event *ev);
+
+/* The figures so far (the replay may go on). */
+void cidk_replay_result(const struct cidk_replay *r,
+			struct cidk_replay_result *res);
+
+void cidk_replay_destroy(struct cidk_replay *r);
+
+/*
+ * cidk_trace_kernel_model - the policy that models kernel @release
+ * ("6.18.44-fc", "7.0.1"), after docs/cid.md: bitmap for 6.3 (the first
+ * mm_cid kernel), lazy for 6.4 to 6.14, cache-local for 6.15 to 6.18,
+ * ownership from 6.19.  Returns 0 and *@kind; -ENOENT for a kernel without
+ * mm_cid (before 6.3); -EINVAL when @release does not start "MAJOR.MINOR".
+ */
+int cidk_trace_kernel_model(const char *release,
+			    enum cidk_cid_policy_kind *kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CIDKIT_TRACE_H */

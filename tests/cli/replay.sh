@@ -1,0 +1,125 @@
+#!/bin/sh
+# cidkit sim replay: a hand-written schedule whose CIDs are worked out by
+# hand (below), the recorded validation trace against a plain reference
+# reader (replay_ref.py), determinism, and bad traces.
+CIDKIT=${1:?usage: replay.sh path/to/cidkit}
+. "$(dirname "$0")/tap.sh"
+data=$(dirname "$0")/../data/traces
+
+# tiny.trace, 4 CPUs, kernel 6.18 (model: cache-local), threads 100-102.
+# By hand, from docs/cid.md's descriptions of the policies:
+#   exec 100 on CPU 0: every policy gives 0 (nr_cids_used 0 < 1; lowest free)
+#   101 in on CPU 1: 1; 102 in on CPU 2: 2 (all policies)
+#   101 out on CPU 1; migrates 1 -> 3 (3 users < 4 CPUs, CPU 3's slot empty:
+#     the lazy family moves CID 1 with it); 101 in on CPU 3: 1 for all
+#     (bitmap: lowest free; inherit: its last; ownership: its own)
+#   102 out on CPU 2 (slot keeps 2), 100 out on CPU 0 (slot keeps 0);
+#   100 migrates 0 -> 2: CPU 2's slot has CID 2, so the lazy family
+#     releases 100's 0; 100 in on CPU 2: the slot's 2.  The kernel said 2:
+#     lazy family 5 of 5; bitmap (lowest free: 0), inherit (its last: 0)
+#     and ownership (task-owned: 0) 4 of 5.
+#   naive lowest-free: 0, 1, 2, 1 hit, 0 misses (2): 4; previous CID: only
+#     101's second (1): 1.
+#   bitmap RMWs: 5 sets + 3 clears = 8; lazy: 3 sets + the migration's
+#     release = 4, and 2 slot hand-overs (101 on CPU 3, 100 on CPU 2).
+run sim replay --json "$data/tiny.trace"
+printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+p = {o["policy"]: o for o in j["policies"]}
+want = {"bitmap": 4, "lazy": 5, "lazy-batched": 5, "cache-local": 5, "inherit": 4, "ownership": 4}
+assert {k: p[k]["agree"] for k in want} == want, {k: p[k]["agree"] for k in p}
+assert (j["model"], j["rseq_updates"], j["naive_lowest"], j["naive_prev"], j["threads"]) == ("cache-local", 5, 4, 1, 3), j
+assert (j["kernel_largest"], j["kernel_distinct"]) == (2, 3), j
+assert p["bitmap"]["bitmap_rmw"] == 8 and p["lazy"]["bitmap_rmw"] == 4, p
+assert p["lazy"]["handovers"] == 2 and p["lazy"]["migrate_moves"] == 1, p
+for o in p.values():
+    assert (o["switches_in"], o["handed"], o["largest"]) == (5, 5, 2), o
+assert [(d["pid"], d["kernel"]) for d in j["disagreements"]] == [], j
+'
+ok $? "tiny trace: every policy's agreement, the naive predictors and the costs as worked out by hand"
+
+run sim replay --model ownership --json "$data/tiny.trace"
+printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+d = j["disagreements"]
+assert j["model"] == "ownership" and len(d) == 1, j
+assert (d[0]["pid"], d[0]["cpu"], d[0]["kernel"], d[0]["model"], d[0]["lowest_free"], d[0]["prev_cid"]) == (100, 2, 2, 0, 0, 0), d
+'
+ok $? "tiny trace, --model ownership: the one disagreement (100 on CPU 2: kernel 2, task-owned 0) with its context"
+
+run sim replay "$data/tiny.trace"
+first=$out
+run sim replay "$data/tiny.trace"
+[ "$out" = "$first" ] && echo "$out" | grep -q '^cache-local \*' &&
+	echo "$out" | grep -q 'naive: previous CID *1 *20.00 %'
+ok $? "tiny trace: the same bytes twice; the model starred; the naive rows"
+
+# recorded traces: 'cidkit cid --threads 4' on this machine's 6.18 (2 CPUs,
+# model cache-local) and in 7.2 guests of the kernel lab (4 CPUs; 8 CPUs
+# with 16 threads, ownership's per-CPU mode; model ownership): every figure
+# a plain reader can work out, and the model above both naive predictors
+for t in cid-threads4-6.18 cid-threads4-7.2-smp4 cid-threads16-7.2-smp8; do
+	xz -dc "$data/$t.trace.xz" >"$tmp/v.trace"
+	run sim replay --json "$tmp/v.trace"
+	printf '%s' "$out" >"$tmp/v.json"
+	python3 "$(dirname "$0")/replay_ref.py" "$tmp/v.trace" "$tmp/v.json" >"$tmp/ref.tap"
+	ok $? "$t: counts and naive predictors as a plain reader finds them, the model above both and >= 95 %" "$tmp/ref.tap"
+done
+run sim replay --json - <"$tmp/v.trace"
+[ "$out" = "$(cat "$tmp/v.json")" ]
+ok $? "standard input: the same result"
+run sim replay --json "$data/cid-threads16-7.2-smp8.trace.xz"
+[ "$out" = "$(cat "$tmp/v.json")" ]
+ok $? "TRACE.xz read through xz -dc: the same result"
+gzip -c "$tmp/v.trace" >"$tmp/v.trace.gz"
+run sim replay --json "$tmp/v.trace.gz"
+[ "$out" = "$(cat "$tmp/v.json")" ]
+ok $? "TRACE.gz read through gzip -dc: the same result"
+printf 'not xz' >"$tmp/bad.xz"
+expect_usage_error "a .xz that is not" sim replay "$tmp/bad.xz"
+
+# bad traces: one line naming FILE:LINE, exit 2
+sed '5s/child_pid=101/child_pid=x/' "$data/tiny.trace" >"$tmp/bad.trace"
+expect_usage_error "a bad field" sim replay "$tmp/bad.trace"
+case "$err" in *"bad.trace:5: "*) true ;; *) false ;; esac
+ok $? "the error names line 5"
+sed '14s/dest_cpu=3/dest_cpu=9/' "$data/tiny.trace" >"$tmp/cpu.trace"
+expect_usage_error "a CPU beyond the trace's" sim replay "$tmp/cpu.trace"
+case "$err" in *"cpu.trace:14: "*) true ;; *) false ;; esac
+ok $? "the error names line 14"
+grep -v '^#' "$data/tiny.trace" >"$tmp/nohead.trace"
+expect_usage_error "no CPU count" sim replay "$tmp/nohead.trace"
+run sim replay --cpus 4 --tgid 100 --model cache-local --json "$tmp/nohead.trace"
+printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["rseq_updates"] == 5 and j["threads"] == 3, j
+'
+ok $? "no header: --cpus, --tgid and the fork lineage replay the same group"
+# bench replay: it replays what it says (the tiny trace's 19 event lines;
+# at least the million synthetic events asked for), every policy and all
+# six, and the parser's row for a trace
+nev=$(grep -c -v '^#' "$data/tiny.trace")
+run bench replay --reps 2 --json "$data/tiny.trace"
+printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+names = [r["what"] for r in j["results"]]
+assert j["events"] == int(sys.argv[1]), (j["events"], sys.argv[1])
+assert names == ["all six", "bitmap", "lazy", "lazy-batched", "cache-local", "inherit", "ownership", "parse (lines)"], names
+assert all(0 < r["m_per_s_min"] <= r["m_per_s"] <= r["m_per_s_max"] for r in j["results"]), j
+' "$nev"
+ok $? "bench replay TRACE: the trace's $nev events, seven replay rows and the parser's"
+run bench replay --reps 1 --events 1 --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert 1000000 <= j["events"] < 1010000 and j["cpus"] == 8, j
+assert len(j["results"]) == 7 and all(r["m_per_s"] > 0 for r in j["results"]), j
+'
+ok $? "bench replay: a million synthetic events through seven rows"
+expect_usage_error "an unknown policy" sim replay --policy nope "$data/tiny.trace"
+expect_usage_error "a missing file" sim replay "$tmp/none.trace"
+done_testing

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit trace record [--out FILE] [--seconds S] -- CMD [ARGS...]
+ *
+ * Records CMD's schedule through libtracefs, in a tracefs instance of its
+ * own (the top-level buffer and other users' instances are left alone):
+ * the events trace.h reads, with the record-tgid column; then writes, in
+ * the ftrace text format, a "# cidkit-trace:" header (kernel, CPUs, the
+ * thread group, its threads), the buffer's own header lines, every event
+ * of CMD's thread group (its forks, exits, exec, migrations, wake-ups and
+ * rseq_update events) and every sched_switch on the CPUs it ran on.
+ * The buffer is read twice after CMD ends (threads first, then the lines):
+ * the trace's length is bounded by --buffer-kb per CPU, and a buffer that
+ * overflowed is an error, not a silently shorter trace.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cidkit/trace.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "opt.h"
+
+#ifdef CIDKIT_HAVE_TRACEFS
+#include <tracefs.h>
+
+static const char *const events[][2] = {
+	{ "rseq", "rseq_update" },
+	{ "sched", "sched_switch" },
+	{ "sched", "sched_migrate_task" },
+	{ "sched", "sched_process_fork" },
+	{ "sched", "sched_process_exit" },
+	{ "sched", "sched_process_exec" },
+	{ "sched", "sched_wakeup_new" },
+};
+#define NR_EVENTS (sizeof(events) / sizeof(events[0]))
+
+struct pidset {
+	int *v;
+	unsigned int n, cap;
+};
+
+static bool pid_in(const struct pidset *s, int pid)
+{
+	for (unsigned int i = 0; i < s->n; i++)
+		if (s->v[i] == pid)
+			return true;
+	return false;
+}
+
+static int pid_add(struct pidset *s, int pid)
+{
+	if (pid_in(s, pid))
+		return 0;
+	if (s->n == s->cap) {
+		unsigned int cap = s->cap ? s->cap * 2 : 16;
+		int *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = pid;
+	return 0;
+}
+
+/* Is this event about the group (or a switch on one of its CPUs)? */
+static bool keep(const struct cidk_trace_event *ev, const struct pidset *g,
+		 const unsigned char *cpus)
+{
+	switch (ev->kind) {
+	case CIDK_TRACE_SWITCH:
+		return cpus[ev->cpu];
+	case CIDK_TRACE_RSEQ_UPDATE:
+		return pid_in(g, ev->pid);
+	case CIDK_TRACE_FORK:
+		return pid_in(g, ev->task_pid) || pid_in(g, ev->child_pid);
+	default:
+		return pid_in(g, ev->task_pid);
+	}
+}
+
+static int record(const char *cmdname, const char *out, double seconds,
+		  unsigned int buffer_kb, char **argv)
+{
+	struct tracefs_instance *inst = NULL;
+	struct cidk_trace_event ev;
+	struct pidset g = { 0 };
+	unsigned char *cpus = NULL;
+	char name[64], *path = NULL, line[CIDK_TRACE_LINE_MAX + 1];
+	const char *dir;
+	int go[2] = { -1, -1 }, status = CLI_EXIT_USAGE, ws = 0;
+	unsigned long lineno = 0, kept = 0, total = 0;
+	unsigned long long in_buf = 0, written = 0;
+	FILE *in = NULL, *o = NULL;
+	struct utsname u;
+	pid_t child = -1;
+	unsigned int ncpu = (unsigned int)get_nprocs_conf();
+
+	if (tracefs_tracing_dir_is_mounted(true, &dir) < 0)
+		return cli_error("%s: cannot mount tracefs: %s", cmdname,
+				 strerror(errno));
+	snprintf(name, sizeof(name), "cidkit-record-%ld", (long)getpid());
+	inst = tracefs_instance_create(name);
+	if (!inst)
+		return cli_error("%s: cannot create the tracefs instance %s: %s",
+				 cmdname, name, strerror(errno));
+	cpus = calloc(ncpu ? ncpu : 1, 1);
+	if (!cpus) {
+		cli_error("%s: %s", cmdname, strerror(ENOMEM));
+		goto out;
+	}
+	if (tracefs_instance_set_buffer_size(inst, buffer_kb, -1) < 0 ||
+	    tracefs_option_enable(inst, TRACEFS_OPTION_RECORD_TGID) < 0) {
+		cli_error("%s: cannot set up the tracefs instance: %s", cmdname,
+			  strerror(errno));
+		goto out;
+	}
+	tracefs_trace_off(inst);
+	for (unsigned int i = 0; i < NR_EVENTS; i++)
+		if (tracefs_event_enable(inst, events[i][0], events[i][1]) < 0) {
+			cli_error("%s: this kernel has no tracepoint %s:%s",
+				  cmdname, events[i][0], events[i][1]);
+			goto out;
+		}
+	if (pipe(go)) {
+		cli_error("%s: pipe: %s", cmdname, strerror(errno));
+		goto out;
+	}
+	fflush(NULL);
+	child = fork();
+	if (child < 0) {
+		cli_error("%s: fork: %s", cmdname, strerror(errno));
+		goto out;
+	}
+	if (child == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		close(go[0]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cidkit: %s: %s: %s\n", cmdname, argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	go[0] = -1;
+	tracefs_trace_on(inst);
+	if (write(go[1], "g", 1) != 1) {
+		cli_error("%s: pipe: %s", cmdname, strerror(errno));
+		goto out;
+	}
+	close(go[1]);
+	go[1] = -1;
+	if (seconds > 0) {
+		struct timespec t0, now, nap = { 0, 1000000 };
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (;;) {
+			pid_t w = waitpid(child, &ws, WNOHANG);
+
+			if (w == child)
+				break;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if ((double)(now.tv_sec - t0.tv_sec) +
+				    (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >= seconds) {
+				kill(child, SIGKILL);
+				waitpid(child, &ws, 0);
+				break;
+			}
+			nanosleep(&nap, NULL);
+		}
+	} else {
+		waitpid(child, &ws, 0);
+	}
+	tracefs_trace_off(inst);
+	for (unsigned int i = 0; i < NR_EVENTS; i++)
+		tracefs_event_disable(inst, events[i][0], events[i][1]);
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127) {
+		status = CLI_EXIT_USAGE; /* the child said why */
+		goto out;
+	}
+
+	/* pass 1: the group's threads and CPUs, and lost events */
+	path = tracefs_instance_get_file(inst, "trace");
+	in = path ? fopen(path, "r") : NULL;
+	if (!in) {
+		cli_error("%s: cannot read the trace: %s", cmdname, strerror(errno));
+		goto out;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		int rc = cidk_trace_parse_line(line, strlen(line), &ev, NULL);
+		const char *e = strstr(line, "entries-in-buffer/entries-written: ");
+
+		if (e)
+			sscanf(e + 35, "%llu/%llu", &in_buf, &written);
+		if (rc != 1)
+			continue;
+		total++;
+		if (ev.tgid == (int)child && pid_add(&g, ev.pid)) {
+			cli_error("%s: %s", cmdname, strerror(ENOMEM));
+			goto out;
+		}
+	}
+	if (in_buf != written) {
+		cli_error("%s: the trace buffer lost %llu of %llu events (--buffer-kb, --seconds)",
+			  cmdname, written - in_buf, written);
+		goto out;
+	}
+	if (!g.n) {
+		cli_error("%s: no event of %s (pid %d) was recorded", cmdname,
+			  cli_q(argv[0]), (int)child);
+		goto out;
+	}
+	rewind(in);
+	while (fgets(line, sizeof(line), in))
+		if (cidk_trace_parse_line(line, strlen(line), &ev, NULL) == 1 &&
+		    pid_in(&g, ev.kind == CIDK_TRACE_SWITCH ? ev.next_pid : ev.pid) &&
+		    ev.cpu < ncpu)
+			cpus[ev.cpu] = 1;
+
+	/* pass 2: the header, then the lines */
+	o = fopen(out, "w");
+	if (!o) {
+		cli_error("%s: %s: %s", cmdname, cli_q(out), strerror(errno));
+		goto out;
+	}
+	uname(&u);
+	fprintf(o, "# cidkit-trace: kernel=%s cpus=%u tgid=%d threads=", u.release,
+		ncpu, (int)child);
+	for (unsigned int i = 0; i < g.n; i++)
+		fprintf(o, "%s%d", i ? "," : "", g.v[i]);
+	fprintf(o, "\n# cidkit-trace: command=");
+	for (char **a = argv; *a; a++)
+		fprintf(o, "%s%s", a == argv ? "" : " ", cli_q(*a));
+	fprintf(o, "\n");
+	rewind(in);
+	while (fgets(line, sizeof(line), in)) {
+		int rc = cidk_trace_parse_line(line, strlen(line), &ev, NULL);
+
+		lineno++;
+		if (rc == 0 && line[0] == '#')
+			fputs(line, o);
+		else if (rc == 1 && ev.cpu < ncpu && keep(&ev, &g, cpus)) {
+			fputs(line, o);
+			kept++;
+		}
+	}
+	if (fclose(o)) {
+		o = NULL;
+		cli_error("%s: %s: %s", cmdname, cli_q(out), strerror(errno));
+		goto out;
+	}
+	o = NULL;
+	fprintf(stderr, "trace record: %lu of %lu events (thread group %d, %u threads) to %s\n",
+		kept, total, (int)child, g.n, out);
+	status = CLI_EXIT_OK;
+out:
+	if (o)
+		fclose(o);
+	if (in)
+		fclose(in);
+	if (go[0] >= 0)
+		close(go[0]);
+	if (go[1] >= 0)
+		close(go[1]);
+	if (child > 0 && waitpid(child, &ws, WNOHANG) == 0) {
+		kill(child, SIGKILL);
+		waitpid(child, &ws, 0);
+	}
+	tracefs_put_tracing_file(path);
+	if (inst) {
+		tracefs_instance_destroy(inst);
+		tracefs_instance_free(inst);
+	}
+	free(cpus);
+	free(g.v);
+	(void)lineno;
+	return status;
+}
+#endif
+
+static const char about[] =
+	"Runs CMD with the scheduler's and rseq's tracepoints on (a tracefs\n"
+	"instance of its own, through libtracefs; tracefs is mounted if needed)\n"
+	"and writes, in the ftrace text format, the events of CMD's thread group\n"
+	"and every sched_switch on the CPUs it ran on, for 'cidkit sim replay'.\n"
+	"Needs root (or tracefs access).  Linux has no affinity-change\n"
+	"tracepoint: affinity changes are not recorded.\n";
+
+static int cmd_trace_record(int argc, char **argv)
+{
+	const char *cmdname = "trace record";
+	const char *out = "cidkit.trace";
+	double seconds = 0;
+	unsigned int buffer_kb = 16384;
+	struct opt opts[] = {
+		{ OPT_STRING("out", 'o', &out, "FILE", "where the trace goes") },
+		{ OPT_DOUBLE("seconds", 's', &seconds, 0, 3600, "S",
+			     "stop CMD (SIGKILL) after S seconds; 0: when it exits") },
+		{ OPT_UINT("buffer-kb", 0, &buffer_kb, 64, 1u << 22, "KB",
+			   "trace buffer per CPU") },
+		{ .type = OT_END },
+	};
+	struct opt_cmd cmd = { cmdname, about, NULL, "CMD [ARGS...]", 1,
+			       OPT_MANY, opts };
+	int rc, first;
+
+	rc = opt_parse(&cmd, argc, argv, &first);
+	if (rc)
+		return opt_status(rc);
+#ifdef CIDKIT_HAVE_TRACEFS
+	return record(cmdname, out, seconds, buffer_kb, argv + first);
+#else
+	(void)seconds;
+	(void)buffer_kb;
+	(void)out;
+	return cli_error("%s: this cidkit was built without libtracefs", cmdname);
+#endif
+}
+
+static const struct cli_cmd subs[] = {
+	{ "record", cmd_trace_record, "record a command's schedule and rseq IDs (libtracefs)" },
+	{ NULL, NULL, NULL },
+};
+
+int cmd_trace(int argc, char **argv)
+{
+	return cli_dispatch("trace", subs, argc - 1, argv + 1);
+}
