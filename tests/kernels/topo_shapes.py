@@ -212,6 +212,32 @@ def predict(arch, L, cpu, online):
     return kept
 
 
+def shape_groups(arch, smp, numa):
+    """{level: [cpulists]} of the machine QEMU is asked for, from -smp and
+    --numa alone: QEMU numbers CPUs socket-major, then die or cluster,
+    core, thread (the order of the MADT on x86, of the device tree's
+    cpu-map on arm64, so Linux's CPU numbers).  The LLC is not here: it
+    comes from the CPU model's caches, and the kernel's MC domain checks it.
+    Kernel domains cover no die (x86), nor the package where a node spans
+    it: this is what checks them."""
+    n = int(smp.split(",")[0])
+    k = dict(kv.split("=") for kv in smp.split(",")[1:])
+    t, c = int(k.get("threads", 1)), int(k.get("cores", 1))
+    mid = int(k.get("dies", 1)) * int(k.get("clusters", 1))
+
+    def parts(size):
+        return [cpulist(range(i, i + size)) for i in range(0, n, size)]
+    want = {"smt": parts(t), "pkg": parts(t * c * mid)}
+    if arch == "arm64" and c > 1:
+        # arm64's cluster_cpus is the cpu-map cluster (a socket's cores when
+        # clusters=1), a level when it differs from the SMT group
+        want["cluster"] = parts(t * c)
+    if int(k.get("dies", 1)) > 1:
+        want["die"] = parts(t * c)
+    want["numa"] = [cpulist(cpus_of(x)) for x in numa.split(";")] if numa else [cpulist(range(n))]
+    return want
+
+
 def main():
     if sys.argv[1] == "--list":
         print("\n".join(SHAPES[sys.argv[2]]))
@@ -262,7 +288,7 @@ def main():
     names = sorted({name for chain in log.values() for name, _ in chain},
                    key=lambda x: min(i for ch in log.values()
                                      for i, (nm, _) in enumerate(ch) if nm == x))
-    print(f"1..{3 + len(names)}")
+    print(f"1..{4 + len(names)}")
     print(f"# {where}: {what}")
     if retried:
         print(f"# first boot stopped before CMD ({retried}); booted again")
@@ -276,6 +302,13 @@ def main():
     ok(all(dbg.get(c, []) == [nm for nm, _ in log.get(c, [])] for c in online),
        "the kernel's two views agree: debugfs domain names = sched_verbose levels "
        f"(cpu0: {' '.join(dbg.get(0, [])) or 'none'})")
+
+    want = shape_groups(arch, smp, numa)
+    got = {lv["name"]: lv["groups"] for lv in topo["levels"] if lv["name"] != "llc"}
+    ok(got == want, "cidkit's levels but llc are the machine QEMU was asked for: " +
+       "; ".join(f"{lv} {' '.join(g)}" for lv, g in want.items()))
+    if got != want:
+        diag(f"cidkit: {got}")
 
     pred = {c: predict(arch, L, c, online) for c in online}
     for name in names:
