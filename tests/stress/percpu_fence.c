@@ -470,8 +470,11 @@ static void run_phase(const char *name, unsigned int t, struct node *all)
 				((struct node *)n)->seen++;
 		for (unsigned int i = 0; i < total_nodes; i++)
 			once += all[i].seen == 1;
-		ok(done == total_nodes && seen == total_nodes &&
-			   once == total_nodes,
+		/* Workers stop at the time limit, so not every node need be
+		 * pushed (a slow guest pushes fewer): the pushed ones, and
+		 * only they, are found, each once. */
+		ok(done > 0 && done <= total_nodes && seen == done &&
+			   once == done,
 		   "%s: every pushed node stolen or on a list exactly once "
 		   "(%llu pushed, %u found, %u once, of %u)",
 		   name, (unsigned long long)done, seen, once, total_nodes);
