@@ -10,8 +10,7 @@ CIDKIT=${1:?usage: bench_lease.sh path/to/cidkit}
 # atomics per pair are the designs': bitmap takes and gives back a bit (2
 # alone; at least 2 with two threads, a lost race costs one more),
 # the lazy family reuses its per-CPU slot (one CAS: 1).  The references in
-# their order (2 per pair alone; at least 2 with two threads, whose lost
-# races cost more): one load (kernel-mm_cid) below one CAS and one store (the
+# their order: one load (kernel-mm_cid) below one CAS and one store (the
 # floor), the floor below the bitmap lease (two RMWs on a shared line and
 # more), for one thread (medians of 5).
 run bench lease --threads 2 --iters 20000 --reps 5 --json
