@@ -20,13 +20,6 @@
 #include "abi/abi_impl.h"
 #include "rseq/rseq_own.h"
 
-#ifndef AT_RSEQ_FEATURE_SIZE
-#define AT_RSEQ_FEATURE_SIZE 27
-#endif
-#ifndef AT_RSEQ_ALIGN
-#define AT_RSEQ_ALIGN 28
-#endif
-
 #define RSEQ_FLAG_UNREGISTER 1
 
 /* glibc's and cidkit's signature (x86: 0x53053053, aarch64: brk #0x45e0). */

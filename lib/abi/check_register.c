@@ -20,13 +20,7 @@
 #include <unistd.h>
 
 #include "abi/abi_impl.h"
-
-#ifndef AT_RSEQ_FEATURE_SIZE
-#define AT_RSEQ_FEATURE_SIZE 27
-#endif
-#ifndef AT_RSEQ_ALIGN
-#define AT_RSEQ_ALIGN 28
-#endif
+#include "rseq/rseq_own.h"
 
 void cidk__abi_check_register(const struct cidk__abi_opts *o,
 			      struct cidk__abi_result *r)

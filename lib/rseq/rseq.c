@@ -28,13 +28,6 @@
 
 #include "rseq/rseq_own.h"
 
-#ifndef AT_RSEQ_FEATURE_SIZE
-#define AT_RSEQ_FEATURE_SIZE 27
-#endif
-#ifndef AT_RSEQ_ALIGN
-#define AT_RSEQ_ALIGN 28
-#endif
-
 /* The signature the kernel checks before an abort; we define no critical
  * sections, but it must be consistent for this thread's registration. */
 #if defined(__x86_64__) || defined(__i386__)

@@ -11,6 +11,14 @@
 
 #include <stddef.h>
 
+/* auxv entries of Linux 6.3 (uapi linux/auxvec.h), for older headers */
+#ifndef AT_RSEQ_FEATURE_SIZE
+#define AT_RSEQ_FEATURE_SIZE 27
+#endif
+#ifndef AT_RSEQ_ALIGN
+#define AT_RSEQ_ALIGN 28
+#endif
+
 ptrdiff_t cidk__rseq_own_offset(void);
 /* 1 when the calling thread's own area is registered. */
 int cidk__rseq_own_registered(void);
