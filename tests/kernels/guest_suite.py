@@ -22,6 +22,8 @@ import re
 import subprocess
 import sys
 
+from tap import diag, failures, ok
+
 GUEST = r'''
 echo "=== uname $(uname -r)"
 echo "=== nproc $(nproc)"
@@ -35,24 +37,6 @@ run percpu_fence test_percpu_fence
 run cid cidkit cid --threads 6 --duration 500 --json
 run abi cidkit abi --json
 '''
-
-n = 0
-failed = 0
-
-
-def ok(cond, what, directive=""):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}{' # ' + directive if directive else ''}")
-    sys.stdout.flush()
-
-
-def diag(text):
-    for line in text.splitlines():
-        print("# " + line)
-
 
 def tap_result(text):
     """(plan, skip reason or None, oks, not_oks) of a TAP program's output."""
@@ -172,7 +156,7 @@ def main():
                f"{r.get('name')} {r.get('verdict')}" for r in rows))
         if bad or rc:
             diag(text)
-    return 1 if failed else 0
+    return 1 if failures() else 0
 
 
 if __name__ == "__main__":

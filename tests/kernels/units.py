@@ -25,18 +25,7 @@ import tempfile
 
 sys.path.insert(0, sys.argv[1])
 from kernel_lab import guest, kernels  # noqa: E402
-
-n = 0
-failed = 0
-
-
-def ok(cond, what):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}")
-
+from tap import failures, ok  # noqa: E402
 
 print("1..8")
 
@@ -116,4 +105,4 @@ with tempfile.TemporaryDirectory() as t:
     with open(raw, "wb") as f:
         f.write(b"MZ\0\0" + image)
     ok(guest.qemu_image(raw, "arm64", t) == raw, "a raw arm64 Image is passed as it is")
-sys.exit(1 if failed else 0)
+sys.exit(1 if failures() else 0)
