@@ -100,6 +100,10 @@ def validate(data):
     for line, arch, run in seen:
         if run > 1 and (line, arch, run - 1) not in seen:
             raise MatrixError(f"{line} {arch} run {run}: no run {run - 1}")
+    for r in data["runs"]:
+        if r["run"] == 1 and r["exit"] == 1 and (r["line"], r["arch"], 2) not in seen:
+            raise MatrixError(f"{r['line']} {r['arch']}: run 1 has a FAIL and no "
+                              "second run confirming it")
     return data
 
 
@@ -197,6 +201,10 @@ def cell(c):
                              f"{int(m.group(4)) + int(m.group(6))} rewritten")
         if parts:
             return f"{v} ({'; '.join(parts)})"
+    if name == "mm-cid" and "max_mm_cid" in e and "bound" in e:
+        return f"{v} (largest {e['max_mm_cid']} < {e['bound']})"
+    if name == "register" and "registered_len" in e and "feature_size" in e:
+        return f"{v} ({e['registered_len']} B, feature size {e['feature_size']})"
     if "killed_by_signal" in e:
         return f"{v} (killed by signal {e['killed_by_signal']})"
     return v
