@@ -101,7 +101,12 @@ def main():
     cpus = int(pos[3]) if len(pos) > 3 else 4
     sys.path.insert(0, os.path.dirname(os.path.abspath(lab)))
     from kernel_lab import abi_matrix  # noqa: E402
-    matrix = abi_matrix.load(opt["--matrix"] or abi_matrix.DATA)
+    try:
+        matrix = abi_matrix.load(opt["--matrix"] or abi_matrix.DATA)
+    except abi_matrix.MatrixError as e:
+        print("1..1")
+        ok(False, f"the abi matrix {opt['--matrix'] or abi_matrix.DATA}: {e}")
+        return 1
     # cidkit's rseq critical sections exist for x86-64 and aarch64
     # (include/cidkit/arch/); elsewhere every operation takes the atomic
     # fallback.
