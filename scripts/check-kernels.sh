@@ -1,25 +1,55 @@
 #!/bin/sh
-# scripts/check-kernels.sh - make check-kernels: the guest suite
-# (tests/kernels/guest_suite.py) on every kernel line x both architectures,
-# 4 CPUs each.  Lines: bookworm (6.1), trixie (6.12), trixie-backports'
-# 6.18, 6.19, 7.0, 7.1, 7.2 and 7.3 (each its newest x.y.z there), sid,
-# experimental; KERNEL_LINES overrides.  Each line's package is listed first (kernel-lab
-# list --kernel), then each guest's TAP; last line "N passed, N failed".
+# scripts/check-kernels.sh - make check-kernels: the matrix report.
+# On every kernel line x both architectures (4 CPUs each, one guest at a
+# time): the guest suite (tests/kernels/guest_suite.py: our programs and
+# `cidkit abi --json`, judged against the committed matrix
+# docs/data/abi-matrix.json); then `cidkit abi` on the host; then every abi
+# result recorded into the data file (scripts/abi-matrix record: a run with
+# a FAIL is confirmed by a second guest) and docs/abi.md's table
+# regenerated from it (scripts/abi-matrix docs).  Lines: bookworm (6.1),
+# trixie (6.12), trixie-backports' 6.18, 6.19, 7.0, 7.1, 7.2 and 7.3 (each
+# its newest x.y.z there), sid, experimental; KERNEL_LINES overrides.
+#
+# Fails on: a guest suite that fails (our programs' TAP, or cidkit abi
+# crashing, printing bad JSON, or giving a verdict the matrix did not
+# record for that kernel: a changed kernel behaviour must be looked at);
+# the host's verdicts differing from the matrix.  Not on a kernel the
+# matrix records as breaking rseq's promises.  The data file and the table
+# are rewritten either way: `git diff docs/` shows what changed.
+# Last line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 bpo=trixie-backports
 lines=${KERNEL_LINES:-"bookworm trixie $bpo/6.18 $bpo/6.19 $bpo/7.0 $bpo/7.1 $bpo/7.2 $bpo/7.3 sid experimental"}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
 passed=0
 failed=0
+i=0
 for k in $lines; do
 	for a in x86_64 arm64; do
+		i=$((i + 1))
 		echo "== $k on $a: $(scripts/kernel-lab list --kernel "$k" --arch "$a" 2>&1 | tail -n 1)"
-		if python3 tests/kernels/guest_suite.py scripts/kernel-lab "$k" "$a" 4; then
+		if python3 tests/kernels/guest_suite.py scripts/kernel-lab "$k" "$a" 4 \
+			--abi-out "$out/$i.json"; then
 			passed=$((passed + 1))
 		else
 			failed=$((failed + 1))
 		fi
 	done
 done
+echo "== host $(uname -r) and the matrix: scripts/abi-matrix record --host"
+scripts/build.sh build || exit 1
+if scripts/abi-matrix record --host $(ls "$out"/*.json 2>/dev/null); then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+if scripts/abi-matrix docs; then
+	echo "== docs/abi.md regenerated from docs/data/abi-matrix.json:" \
+		"$(git diff --stat -- docs/abi.md docs/data/abi-matrix.json | tail -n 1)"
+else
+	failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

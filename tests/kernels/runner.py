@@ -22,23 +22,7 @@ import sys
 import tempfile
 import time
 
-n = 0
-failed = 0
-
-
-def ok(cond, what):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}")
-    sys.stdout.flush()
-
-
-def diag(label, data):
-    for line in data.decode("utf-8", "replace").splitlines():
-        print(f"# {label}: {line}")
-
+from tap import diag, failures, ok
 
 def lab(args, env=None, timeout=600, term_after=None):
     """Run kernel-lab in its own process group (SIGTERM to kernel-lab alone
@@ -71,8 +55,8 @@ def one_line(rc, out, err, what, want_in_line):
             lines[0].startswith("kernel-lab: ") and want_in_line in lines[0])
     ok(good, f"{what}: exit 2, one 'kernel-lab:' line naming {want_in_line!r}")
     if not good:
-        diag("exit", str(rc).encode())
-        diag("stderr", err)
+        diag(str(rc), "exit")
+        diag(err, "stderr")
 
 
 LAB = sys.argv[1]
@@ -119,7 +103,7 @@ ok(rc == 124 and out == b"" and len(labl) == 1 and lines[-1] == labl[0] and
    f"sleep 1000 with --timeout 20: exit {rc} after {secs:.0f} s, one "
    "'kernel-lab:' line, the last")
 if rc != 124:
-    diag("stderr", err)
+    diag(err, "stderr")
 # (Firmware or kernel lines; under load the guest may not reach /init in 20 s.)
 ok(len(lines) > 1 and all(l.strip() and "\x1b" not in l for l in lines[:-1]),
    "the guest's last console lines come before it, without escape codes"
@@ -159,7 +143,7 @@ with tempfile.TemporaryDirectory() as t:
     ok("CPU0 attaching sched-domain" in text and "Linux version" in text,
        f"--dmesg saved the guest's kernel log ({len(text)} bytes, sched_verbose's spans in it)")
     if rc != 0:
-        diag("stderr", err)
+        diag(err, "stderr")
 
 # Status, stdout, stderr, byte for byte, and a host file brought in.
 with tempfile.NamedTemporaryFile("wb", suffix=".bin") as f:
@@ -179,5 +163,5 @@ ok(out == b"to stdout\n" + payload, "CMD's stdout comes back alone, byte for byt
 ok(err == b"to stderr, no newline\n" + hashlib.sha256(payload).hexdigest().encode(),
    "CMD's stderr comes back alone, byte for byte (the guest's sha256 of the file)")
 if rc != 3 or not out.startswith(b"to stdout"):
-    diag("stderr", err)
-sys.exit(1 if failed else 0)
+    diag(err, "stderr")
+sys.exit(1 if failures() else 0)

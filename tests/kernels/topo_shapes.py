@@ -28,6 +28,8 @@ import re
 import subprocess
 import sys
 
+from tap import diag, failures, ok
+
 # name: (QEMU -smp, --numa or None, --cpu or None, what it shows).
 # x86 guests use Skylake-Server: its CPUID leaves 4 and 0x1f tell the
 # guest the L3 per die and the dies (QEMU's `max` hid the dies here).
@@ -74,24 +76,6 @@ echo "=== dmesg"
 dmesg | grep -E 'attaching|domain-[0-9]+: span=|topology borken|not a subset'
 echo "=== end"
 '''
-
-n = 0
-failed = 0
-
-
-def ok(cond, what):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}")
-    sys.stdout.flush()
-
-
-def diag(text):
-    for line in text.splitlines():
-        print("# " + line)
-
 
 def cpus_of(cpulist):
     """frozenset of a cpulist ("0-3,8"); written here, not cidkit's parser."""
@@ -329,9 +313,9 @@ def main():
     for c in bad:
         diag(f"cpu{c}: kernel {[(nm, cpulist(s)) for nm, s in log.get(c, [])]}")
         diag(f"cpu{c}: cidkit {[(nm, cpulist(s)) for nm, s, _ in pred[c]]}")
-    if failed:
+    if failures():
         diag(topo_text)
-    return 1 if failed else 0
+    return 1 if failures() else 0
 
 
 if __name__ == "__main__":

@@ -24,21 +24,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, sys.argv[1])
-from kernel_lab import guest, kernels  # noqa: E402
+from kernel_lab import abi_matrix, guest, kernels  # noqa: E402
+from tap import failures, ok  # noqa: E402
 
-n = 0
-failed = 0
-
-
-def ok(cond, what):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}")
-
-
-print("1..8")
+print("1..13")
 
 VERSIONS = ["6.1.170-3", "6.1.176-1", "6.12.107-1", "6.12.117-1", "6.16.3-1~bpo13+1",
             "6.16.12-1~bpo13+1", "6.19.6-2~bpo13+1", "6.19.6-1", "6.19.14-1~bpo13+1",
@@ -116,4 +105,47 @@ with tempfile.TemporaryDirectory() as t:
     with open(raw, "wb") as f:
         f.write(b"MZ\0\0" + image)
     ok(guest.qemu_image(raw, "arm64", t) == raw, "a raw arm64 Image is passed as it is")
-sys.exit(1 if failed else 0)
+
+# The abi matrix's judgement (abi_matrix.differences), on a hand-made
+# matrix: kernel "k-broken" recorded twice (abort-preempt FAIL in both,
+# membarrier-rseq n/a then FAIL), kernel "k-good" once, all pass.
+def run_of(kernel, run, verdicts):
+    checks = [{"name": n, "verdict": verdicts.get(n, "pass"), "reason": "r",
+               "evidence": {}} for n in abi_matrix.CHECKS]
+    return {"line": kernel, "arch": "arm64", "run": run, "kernel": kernel,
+            "confirms": run - 1 if run > 1 else None, "date": "2026-12-02",
+            "exit": 1 if "FAIL" in verdicts.values() else 0, "checks": checks}
+
+
+matrix = abi_matrix.validate({"runs": [
+    run_of("k-broken", 1, {"abort-preempt": "FAIL", "membarrier-rseq": "n/a"}),
+    run_of("k-broken", 2, {"abort-preempt": "FAIL", "membarrier-rseq": "FAIL"}),
+    run_of("k-good", 1, {})]})
+
+
+def judged(kernel, verdicts):
+    res = run_of(kernel, 1, verdicts)
+    return [d.split(":")[0] for d in abi_matrix.differences(matrix, res, "arm64")]
+
+
+ok(judged("k-broken", {"abort-preempt": "FAIL", "membarrier-rseq": "FAIL"}) == [] and
+   judged("k-broken", {"abort-preempt": "FAIL", "membarrier-rseq": "n/a"}) == [],
+   "abi matrix: a kernel's recorded verdicts are accepted (any of its runs')")
+ok(judged("k-broken", {}) == ["abort-preempt", "membarrier-rseq"] and
+   judged("k-good", {"abort-preempt": "FAIL"}) == ["abort-preempt"],
+   "abi matrix: a verdict flipped either way differs (FAIL->pass on k-broken, "
+   "also where one run was n/a; pass->FAIL on k-good)")
+ok(judged("k-new", {"abort-signal": "FAIL"}) == ["abort-signal"] and
+   judged("k-new", {"slice-ext": "n/a"}) == [],
+   "abi matrix: a release it has not recorded must keep every promise (pass or n/a)")
+ok(judged("k-good", {"abort-migrate": "n/a", "mm-cid": "n/a"}) == [] and
+   judged("k-good", {"register": "n/a"}) == ["register"],
+   "abi matrix: a timed check's n/a is inconclusive (accepted), an untimed one's is a change")
+bad = run_of("k-x", 1, {"ids": "FAIL"})
+try:
+    abi_matrix.validate({"runs": [bad]})
+    refused = False
+except abi_matrix.MatrixError:
+    refused = True
+ok(refused, "abi matrix: a FAIL without its confirming second run is refused")
+sys.exit(1 if failures() else 0)
