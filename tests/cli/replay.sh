@@ -122,4 +122,45 @@ assert len(j["results"]) == 7 and all(r["m_per_s"] > 0 for r in j["results"]), j
 ok $? "bench replay: a million synthetic events through seven rows"
 expect_usage_error "an unknown policy" sim replay --policy nope "$data/tiny.trace"
 expect_usage_error "a missing file" sim replay "$tmp/none.trace"
+# trace-cmd's trace.dat, through libtracecmd: 'cidkit cid --threads 3' on
+# this machine's 6.18 (2 CPUs, thread group 3391), the events in a tracefs
+# instance, 'trace-cmd extract -B', stored uncompressed inside ('trace-cmd
+# convert --compression none') and xz'd; next to it what 'trace-cmd report'
+# printed for the same file.  trace-cmd's own reading is the reference:
+# the binary and the text must replay to the same bytes.
+dat=cid-threads3-6.18
+xz -dc "$data/$dat.dat.xz" >"$tmp/t.dat"
+run_status any sim replay --json --tgid 3391 --model cache-local "$tmp/t.dat"
+if [ $rc -eq 2 ] && case "$err" in *"without libtracecmd"*) true ;; *) false ;; esac; then
+	for w in "dat = report" "dat.xz" "a pipe" "trace-cmd report" "truncated" "magic only"; do
+		n=$((n + 1))
+		echo "ok $n - trace.dat: $w # SKIP built without libtracecmd"
+	done
+else
+	printf '%s' "$out" >"$tmp/dat.json"
+	run sim replay --json --tgid 3391 --model cache-local --cpus 2 "$data/$dat.report.xz"
+	[ "$out" = "$(cat "$tmp/dat.json")" ] && printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["threads"] == 4 and j["rseq_updates"] > 50 and j["events"] > 900, j
+'
+	ok $? "trace.dat and trace-cmd report's text of it: the same figures (4 threads, every event)"
+	run sim replay --json --tgid 3391 --model cache-local "$data/$dat.dat.xz"
+	[ "$out" = "$(cat "$tmp/dat.json")" ]
+	ok $? "trace.dat.xz (a pipe, copied to a temporary file): the same"
+	run sim replay --json --tgid 3391 --model cache-local - <"$tmp/t.dat"
+	[ "$out" = "$(cat "$tmp/dat.json")" ]
+	ok $? "trace.dat on standard input: the same"
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i "$tmp/t.dat" 2>/dev/null | cmp -s - "$(xz -dc "$data/$dat.report.xz" >"$tmp/r.txt"; echo "$tmp/r.txt")"
+		ok $? "the stored text is what trace-cmd report prints for the stored trace.dat"
+	else
+		n=$((n + 1))
+		echo "ok $n - trace.dat: trace-cmd report # SKIP no trace-cmd"
+	fi
+	head -c 4096 "$tmp/t.dat" >"$tmp/short.dat"
+	expect_usage_error "a truncated trace.dat" sim replay --tgid 1 "$tmp/short.dat"
+	printf '\027\010\104tracing' >"$tmp/magic.dat"
+	expect_usage_error "trace.dat's magic and nothing else" sim replay --tgid 1 "$tmp/magic.dat"
+fi
 done_testing
