@@ -67,6 +67,32 @@ for t in cid-threads4-6.18 cid-threads4-7.2-smp4 cid-threads16-7.2-smp8; do
 	python3 "$(dirname "$0")/replay_ref.py" "$tmp/v.trace" "$tmp/v.json" >"$tmp/ref.tap"
 	ok $? "$t: counts and naive predictors as a plain reader finds them, the model above both and >= 95 %" "$tmp/ref.tap"
 done
+# the churn and affinity workloads (cidkit cid --churn 3, --affinity) in
+# kernel-lab guests: 7.2.13 on 4 CPUs (8 threads x 3 waves) and on 8 CPUs
+# (4 threads moved by affinity changes), 6.19.6 on 8 CPUs (16 threads x 3
+# waves); ownership's goal, 99 %.  Each churn wave takes the users above
+# the CPUs and back to 1, below pcpu_thrs: two mode switches per wave, the
+# waves counted from the trace's forks and exits by replay_workload.py.
+for t in cid-churn8-7.2-smp4 cid-affinity4-7.2-smp8 cid-churn16-6.19-smp8; do
+	xz -dc "$data/$t.trace.xz" >"$tmp/w.trace"
+	run sim replay --json "$tmp/w.trace"
+	printf '%s' "$out" >"$tmp/w.json"
+	python3 "$(dirname "$0")/replay_ref.py" "$tmp/w.trace" "$tmp/w.json" 99 >"$tmp/ref.tap"
+	ok $? "$t: counts and naive predictors as a plain reader finds them, ownership above both and >= 99 %" "$tmp/ref.tap"
+	w=$(python3 "$(dirname "$0")/replay_workload.py" "$tmp/w.trace" | sed 's/.*waves=\([0-9]*\) .*/\1/')
+	cpus=$(sed -n '1s/.* cpus=\([0-9]*\) .*/\1/p' "$tmp/w.trace")
+	case $t in
+	*churn*) want=$((2 * w)) why="$w waves across the thresholds of $cpus CPUs" ;;
+	*) want=0 why="affinity: users stay below $cpus CPUs" ;;
+	esac
+	printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+o = [p for p in j["policies"] if p["policy"] == "ownership"][0]
+assert o["mode_switches"] == int(sys.argv[1]), (o["mode_switches"], sys.argv[1])
+' "$want"
+	ok $? "$t: ownership switches mode $want times ($why)"
+done
 run sim replay --json - <"$tmp/v.trace"
 [ "$out" = "$(cat "$tmp/v.json")" ]
 ok $? "standard input: the same result"

@@ -49,8 +49,8 @@ if [ "$rec" = yes ]; then
 	run trace record --out "$tmp/a.trace" -- "$CIDKIT" cid --threads 2 --affinity --duration 300
 	got=$($ref "$tmp/a.trace")
 	moves=$(echo "$got" | sed 's/.*forced_moves=//')
-	[ "$moves" -ge 10 ]
-	ok $? "--affinity recorded: 10 or more threads moved by sched_setaffinity (the first wave's wake-ups move at most 2) ($got)"
+	[ "$moves" -ge 3 ]
+	ok $? "--affinity recorded: 3 or more threads moved by sched_setaffinity (the first wave's wake-ups move at most 2; a sleeping thread moves at its wake-up, not counted) ($got)"
 	run sim replay "$tmp/a.trace"
 	ok $? "sim replay reads the --affinity trace"
 else
