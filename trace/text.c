@@ -162,6 +162,32 @@ static int parse_switch(struct span f, struct cidk_trace_event *ev)
 	return 0;
 }
 
+/*
+ * trace-cmd's sched_wakeup_new: "COMM:PID [PRIO] [success=N] CPU:NNN"
+ * (its sched_switch plugin's form).
+ */
+static int parse_tc_wakeup(struct span f, struct cidk_trace_event *ev)
+{
+	size_t e = f.n, c;
+	long long cpu;
+
+	while (e && (f.s[e - 1] == ' ' || f.s[e - 1] == '\n'))
+		e--;
+	for (c = e; c >= 5 && memcmp(f.s + c - 5, " CPU:", 5); c--)
+		;
+	if (c < 5 || parse_int(f.s + c, e - c, 0, CIDK_TRACE_MAX_CPUS - 1, &cpu))
+		return -EINVAL;
+	ev->dest_cpu = (int)cpu;
+	c -= 5;
+	/* an optional " success=N" before it */
+	for (size_t b = c; b > 9; b--)
+		if (!memcmp(f.s + b - 9, " success=", 9)) {
+			c = b - 9;
+			break;
+		}
+	return tc_pid(f.s, c, &ev->task_pid);
+}
+
 static int parse_fields(const char *name, size_t nn, struct span f,
 			struct cidk_trace_event *ev)
 {
@@ -213,11 +239,14 @@ static int parse_fields(const char *name, size_t nn, struct span f,
 		return 1;
 	}
 	if (IS("sched_wakeup_new")) {
+		struct span v;
+
 		ev->kind = CIDK_TRACE_WAKEUP_NEW;
-		if (field_int(f, "pid", 0, INT_MAX, &ev->task_pid) ||
-		    field_int(f, "target_cpu", 0, M, &ev->dest_cpu))
-			return -EINVAL;
-		return 1;
+		if (!field(f, "pid", &v))
+			return field_int(f, "pid", 0, INT_MAX, &ev->task_pid) ||
+			       field_int(f, "target_cpu", 0, M, &ev->dest_cpu)
+				       ? -EINVAL : 1;
+		return parse_tc_wakeup(f, ev) ? -EINVAL : 1;
 	}
 #undef IS
 	return 0;

@@ -4,7 +4,8 @@
  * replaying it through every CID policy (the lab's, like sim.h: linked into
  * the command, not into libcidkit.so, not installed).
  *
- * Reader.  The ftrace text format, as /sys/kernel/tracing/trace prints it
+ * Reader.  trace-cmd's trace.dat (trace/dat.c), or the ftrace text format,
+ * as /sys/kernel/tracing/trace prints it
  * (with or without the record-tgid column "(  TGID)" and the latency
  * flags) and as `trace-cmd report` prints it (no flags; sched_switch in
  * trace-cmd's own "COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]" form).  One
@@ -114,8 +115,13 @@ void cidk_trace_info_fini(struct cidk_trace_info *info);
 struct cidk_trace_reader;
 
 /*
- * cidk_trace_reader_open - a reader of @f.  Returns 0 and *@out, or
- * -ENOMEM.
+ * cidk_trace_reader_open - a reader of @f: the ftrace text format, or
+ * trace-cmd's trace.dat when @f starts with its magic ("\027\010\104tracing",
+ * read through libtracecmd; a trace.dat that cannot seek, a pipe, is first
+ * copied to an unlinked temporary file in $TMPDIR or /tmp).  Returns 0 and
+ * *@out; -ENOMEM; for a trace.dat also -EINVAL (a file libtracecmd cannot
+ * read, a kept event without its fields), -EIO (the copy failed) or
+ * -ENOTSUP (built without libtracecmd).
  */
 int cidk_trace_reader_open(FILE *f, struct cidk_trace_reader **out);
 
@@ -128,8 +134,12 @@ int cidk_trace_reader_open(FILE *f, struct cidk_trace_reader **out);
 int cidk_trace_reader_next(struct cidk_trace_reader *r,
 			   struct cidk_trace_event *ev);
 
-/* The number of the line read last (1 = the first). */
+/* The number of the line read last (1 = the first); of a trace.dat, the
+ * number of the record read last, kept or not (counted in timestamp order). */
 unsigned long cidk_trace_reader_line(const struct cidk_trace_reader *r);
+
+/* Whether the reader reads a trace.dat (records, not lines). */
+bool cidk_trace_reader_is_dat(const struct cidk_trace_reader *r);
 
 /* What the header lines said so far. */
 const struct cidk_trace_info *

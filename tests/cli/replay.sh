@@ -67,6 +67,32 @@ for t in cid-threads4-6.18 cid-threads4-7.2-smp4 cid-threads16-7.2-smp8; do
 	python3 "$(dirname "$0")/replay_ref.py" "$tmp/v.trace" "$tmp/v.json" >"$tmp/ref.tap"
 	ok $? "$t: counts and naive predictors as a plain reader finds them, the model above both and >= 95 %" "$tmp/ref.tap"
 done
+# the churn and affinity workloads (cidkit cid --churn 3, --affinity) in
+# kernel-lab guests: 7.2.13 on 4 CPUs (8 threads x 3 waves) and on 8 CPUs
+# (4 threads moved by affinity changes), 6.19.6 on 8 CPUs (16 threads x 3
+# waves); ownership's goal, 99 %.  Each churn wave takes the users above
+# the CPUs and back to 1, below pcpu_thrs: two mode switches per wave, the
+# waves counted from the trace's forks and exits by replay_workload.py.
+for t in cid-churn8-7.2-smp4 cid-affinity4-7.2-smp8 cid-churn16-6.19-smp8; do
+	xz -dc "$data/$t.trace.xz" >"$tmp/w.trace"
+	run sim replay --json "$tmp/w.trace"
+	printf '%s' "$out" >"$tmp/w.json"
+	python3 "$(dirname "$0")/replay_ref.py" "$tmp/w.trace" "$tmp/w.json" 99 >"$tmp/ref.tap"
+	ok $? "$t: counts and naive predictors as a plain reader finds them, ownership above both and >= 99 %" "$tmp/ref.tap"
+	w=$(python3 "$(dirname "$0")/replay_workload.py" "$tmp/w.trace" | sed 's/.*waves=\([0-9]*\) .*/\1/')
+	cpus=$(sed -n '1s/.* cpus=\([0-9]*\) .*/\1/p' "$tmp/w.trace")
+	case $t in
+	*churn*) want=$((2 * w)) why="$w waves across the thresholds of $cpus CPUs" ;;
+	*) want=0 why="affinity: users stay below $cpus CPUs" ;;
+	esac
+	printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+o = [p for p in j["policies"] if p["policy"] == "ownership"][0]
+assert o["mode_switches"] == int(sys.argv[1]), (o["mode_switches"], sys.argv[1])
+' "$want"
+	ok $? "$t: ownership switches mode $want times ($why)"
+done
 run sim replay --json - <"$tmp/v.trace"
 [ "$out" = "$(cat "$tmp/v.json")" ]
 ok $? "standard input: the same result"
@@ -122,4 +148,45 @@ assert len(j["results"]) == 7 and all(r["m_per_s"] > 0 for r in j["results"]), j
 ok $? "bench replay: a million synthetic events through seven rows"
 expect_usage_error "an unknown policy" sim replay --policy nope "$data/tiny.trace"
 expect_usage_error "a missing file" sim replay "$tmp/none.trace"
+# trace-cmd's trace.dat, through libtracecmd: 'cidkit cid --threads 3' on
+# this machine's 6.18 (2 CPUs, thread group 3391), the events in a tracefs
+# instance, 'trace-cmd extract -B', stored uncompressed inside ('trace-cmd
+# convert --compression none') and xz'd; next to it what 'trace-cmd report'
+# printed for the same file.  trace-cmd's own reading is the reference:
+# the binary and the text must replay to the same bytes.
+dat=cid-threads3-6.18
+xz -dc "$data/$dat.dat.xz" >"$tmp/t.dat"
+run_status any sim replay --json --tgid 3391 --model cache-local "$tmp/t.dat"
+if [ $rc -eq 2 ] && case "$err" in *"without libtracecmd"*) true ;; *) false ;; esac; then
+	for w in "dat = report" "dat.xz" "a pipe" "trace-cmd report" "truncated" "magic only"; do
+		n=$((n + 1))
+		echo "ok $n - trace.dat: $w # SKIP built without libtracecmd"
+	done
+else
+	printf '%s' "$out" >"$tmp/dat.json"
+	run sim replay --json --tgid 3391 --model cache-local --cpus 2 "$data/$dat.report.xz"
+	[ "$out" = "$(cat "$tmp/dat.json")" ] && printf '%s' "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["threads"] == 4 and j["rseq_updates"] > 50 and j["events"] > 900, j
+'
+	ok $? "trace.dat and trace-cmd report's text of it: the same figures (4 threads, every event)"
+	run sim replay --json --tgid 3391 --model cache-local "$data/$dat.dat.xz"
+	[ "$out" = "$(cat "$tmp/dat.json")" ]
+	ok $? "trace.dat.xz (a pipe, copied to a temporary file): the same"
+	run sim replay --json --tgid 3391 --model cache-local - <"$tmp/t.dat"
+	[ "$out" = "$(cat "$tmp/dat.json")" ]
+	ok $? "trace.dat on standard input: the same"
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i "$tmp/t.dat" 2>/dev/null | cmp -s - "$(xz -dc "$data/$dat.report.xz" >"$tmp/r.txt"; echo "$tmp/r.txt")"
+		ok $? "the stored text is what trace-cmd report prints for the stored trace.dat"
+	else
+		n=$((n + 1))
+		echo "ok $n - trace.dat: trace-cmd report # SKIP no trace-cmd"
+	fi
+	head -c 4096 "$tmp/t.dat" >"$tmp/short.dat"
+	expect_usage_error "a truncated trace.dat" sim replay --tgid 1 "$tmp/short.dat"
+	printf '\027\010\104tracing' >"$tmp/magic.dat"
+	expect_usage_error "trace.dat's magic and nothing else" sim replay --tgid 1 "$tmp/magic.dat"
+fi
 done_testing

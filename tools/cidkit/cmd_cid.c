@@ -1,12 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cidkit cid [--threads N] [--duration MS] [--json]
+ * cidkit cid [--threads N] [--duration MS] [--churn W] [--affinity] [--json]
  *
  * A window onto the running kernel's own CID policy: N threads wake and
  * sleep in bursts for MS milliseconds; in each burst a thread reads its
  * cpu_id and mm_cid from rseq on every iteration and records which values
  * it saw.  Prints, per thread and overall, the CPUs and the mm_cids (as
  * cpulists), the largest mm_cid and how many distinct ones appeared.
+ *
+ * Two workloads for the kernel's thresholds and migrations (recorded by
+ * `cidkit trace record`, replayed by `cidkit sim replay`):
+ *   --churn W   the N threads are created and exit W times: in each of W
+ *               equal waves they start together (N + 1 users) and exit one
+ *               by one, each after a random share (1/2 to 7/8) of the
+ *               wave, then the main thread alone (1 user) runs bursts for
+ *               the wave's last eighth -- users cross ownership's per-CPU
+ *               threshold (above the CPUs) and pcpu_thrs (below) each wave.
+ *   --affinity  while the threads run, the main thread changes one
+ *               thread's affinity every 0.5-1.5 ms, in turn: to one random
+ *               allowed CPU, then back to all of them, so a running thread
+ *               is moved by the kernel (sched_setaffinity's migration).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,6 +46,9 @@
 #define BURST_MAX_US 500u
 #define SLEEP_MIN_US 100u
 #define SLEEP_MAX_US 2000u
+#define MAX_WAVES 1000u
+#define AFFINITY_MIN_US 500u
+#define AFFINITY_MAX_US 1500u
 
 static const char about[] =
 	"Run N threads that wake and sleep in bursts for MS milliseconds; each\n"
@@ -42,7 +58,11 @@ static const char about[] =
 	"and what rseq provides here (who registered the area, feature size),\n"
 	"and which path the per-CPU operations take (cidkit/percpu.h: rseq\n"
 	"critical sections, or the atomic fallback, and why).\n"
-	"Without mm_cid (old kernel, no rseq) it says so and still shows CPUs.\n";
+	"Without mm_cid (old kernel, no rseq) it says so and still shows CPUs.\n"
+	"--churn W creates the threads W times: in each wave they start together\n"
+	"and exit one by one, then the main thread runs alone (users go above the\n"
+	"CPU count and back to 1).  --affinity has the main thread move one\n"
+	"running thread at a time, pinning it to a random CPU and back.\n";
 
 /* The workers wait for go, then run until their deadline. */
 struct start {
@@ -63,6 +83,15 @@ struct worker {
 	unsigned long cid_changes; /* consecutive samples with another mm_cid */
 	int max_cpu, max_cid;      /* also values >= nbits */
 	int started;
+	bool pinned;               /* --affinity: now on one CPU */
+};
+
+/* The workload options, and what they did. */
+struct plan {
+	unsigned int waves;              /* --churn W; 0: one wave, no churn */
+	bool affinity;                   /* --affinity */
+	unsigned long started;           /* threads created */
+	unsigned long affinity_changes;  /* masks the kernel took */
 };
 
 static void record(struct cidk_mask *m, int v, int *max)
@@ -144,7 +173,7 @@ static const char *no_mm_cid_reason(const struct cidk_rseq_info *info)
 }
 
 static void print_human(const struct cidk_rseq_info *info, struct worker *w,
-			unsigned int n, unsigned int ms,
+			unsigned int n, unsigned int ms, const struct plan *p,
 			const struct cidk_mask *allowed,
 			const struct cidk_mask *cpus, const struct cidk_mask *cids,
 			int max_cid, unsigned int bound)
@@ -169,6 +198,12 @@ static void print_human(const struct cidk_rseq_info *info, struct worker *w,
 	       cidk_percpu_why(CIDK_PERCPU_MM_CID));
 	printf("%u threads, %u ms of wake/sleep bursts, allowed CPUs ", n, ms);
 	print_list(allowed);
+	if (p->waves)
+		printf("\nchurn: %u waves, %lu threads created (users %u + 1 at the start of a wave, 1 at its end)",
+		       p->waves, p->started, n);
+	if (p->affinity)
+		printf("\naffinity: %lu changes (a thread pinned to one CPU, then given all back)",
+		       p->affinity_changes);
 	printf("\n\n%6s %10s %-12s %-12s %s\n", "thread", "samples", "cpus",
 	       "mm_cids", "mm_cid changes");
 	for (unsigned int i = 0; i < n; i++) {
@@ -194,7 +229,7 @@ static void print_human(const struct cidk_rseq_info *info, struct worker *w,
 }
 
 static void print_json(const struct cidk_rseq_info *info, struct worker *w,
-		       unsigned int n, unsigned int ms,
+		       unsigned int n, unsigned int ms, const struct plan *p,
 		       const struct cidk_mask *allowed,
 		       const struct cidk_mask *cpus, const struct cidk_mask *cids,
 		       int max_cid, unsigned int bound)
@@ -226,6 +261,12 @@ static void print_json(const struct cidk_rseq_info *info, struct worker *w,
 	jw_kuint(&j, "threads", n);
 	jw_kuint(&j, "duration_ms", ms);
 	list_json(&j, "allowed_cpus", allowed);
+	if (p->waves) {
+		jw_kuint(&j, "churn_waves", p->waves);
+		jw_kuint(&j, "threads_created", p->started);
+	}
+	if (p->affinity)
+		jw_kuint(&j, "affinity_changes", p->affinity_changes);
 	jw_break(&j, "\n ");
 	jw_key(&j, "per_thread");
 	jw_arr(&j);
@@ -273,6 +314,107 @@ static int allowed_cpus(struct cidk_mask *m)
 	return 0;
 }
 
+/*
+ * Move worker @w: pin it to one random CPU of @allowed, or (when pinned)
+ * give it all of @allowed back.  Returns 1 when the kernel took the new
+ * mask, 0 when the thread had exited already.
+ */
+static int move_worker(struct worker *w, const struct cidk_mask *allowed,
+		       struct cidk__prng *rng)
+{
+	unsigned int weight = cidk_mask_weight(allowed);
+	unsigned int k = (unsigned int)cidk__prng_below(rng, weight);
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	for (unsigned int c = 0; c < allowed->nbits && c < CPU_SETSIZE; c++) {
+		if (!cidk_mask_test(allowed, c))
+			continue;
+		if (w->pinned || k-- == 0)
+			CPU_SET(c, &set);
+	}
+	if (pthread_setaffinity_np(w->tid, sizeof(set), &set))
+		return 0;
+	w->pinned = !w->pinned;
+	return 1;
+}
+
+/* The main thread alone: bursts that read rseq, short sleeps, until @end. */
+static void main_alone(uint64_t end, struct cidk__prng *rng)
+{
+	while (cidk__now_ns() < end) {
+		uint64_t stop = cidk__now_ns() +
+				(BURST_MIN_US +
+				 cidk__prng_below(rng, BURST_MAX_US - BURST_MIN_US)) *
+					1000u;
+		struct timespec ts = { 0, (long)SLEEP_MIN_US * 1000L };
+		volatile int sink = 0;
+
+		while (cidk__now_ns() < stop && cidk__now_ns() < end)
+			sink += cidk_rseq_cpu_id();
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * One wave: start the @n workers, let them run (each until its deadline:
+ * @ms from now, or with @churn a random 1/2 to 7/8 of @ms), moving them
+ * when @p->affinity, join them; with @churn the main thread then runs
+ * alone until @ms is over.  Returns 0 or the pthread_create error.
+ */
+static int run_wave(struct worker *w, unsigned int n, uint64_t ms_ns,
+		    bool churn, struct plan *p, const struct cidk_mask *allowed,
+		    struct cidk__prng *rng)
+{
+	struct start start = { PTHREAD_MUTEX_INITIALIZER,
+			       PTHREAD_COND_INITIALIZER, 0 };
+	uint64_t t0, last = 0;
+	int err = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		w[i].start = &start;
+		w[i].pinned = false;
+		err = pthread_create(&w[i].tid, NULL, worker_main, &w[i]);
+		w[i].started = !err;
+		if (err)
+			break;
+		p->started++;
+	}
+	/* The deadline counts from the start, not from thread creation; on
+	 * error the started threads see a deadline in the past. */
+	t0 = cidk__now_ns();
+	pthread_mutex_lock(&start.lock);
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t d = churn ? ms_ns / 2 + cidk__prng_below(rng, ms_ns * 3 / 8 + 1)
+				   : ms_ns;
+
+		w[i].deadline_ns = err ? 0 : t0 + d;
+		if (w[i].deadline_ns > last)
+			last = w[i].deadline_ns;
+	}
+	start.go = 1;
+	pthread_cond_broadcast(&start.cond);
+	pthread_mutex_unlock(&start.lock);
+	for (unsigned int k = 0; !err && p->affinity && cidk__now_ns() < last; k++) {
+		struct timespec ts = {
+			0, (long)(AFFINITY_MIN_US +
+				  cidk__prng_below(rng, AFFINITY_MAX_US - AFFINITY_MIN_US)) *
+				   1000L
+		};
+
+		nanosleep(&ts, NULL);
+		if (cidk__now_ns() < w[k % n].deadline_ns)
+			p->affinity_changes += (unsigned long)move_worker(&w[k % n],
+									  allowed, rng);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (w[i].started)
+			pthread_join(w[i].tid, NULL);
+	if (!err && churn)
+		main_alone(t0 + ms_ns, rng);
+	return err;
+}
+
 int cmd_cid(int argc, char **argv)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -281,16 +423,19 @@ int cmd_cid(int argc, char **argv)
 	struct cidk_mask *allowed = NULL, *cpus = NULL, *cids = NULL;
 	struct worker *w = NULL;
 	struct cidk_rseq_info info;
-	struct start start = { PTHREAD_MUTEX_INITIALIZER,
-			       PTHREAD_COND_INITIALIZER, 0 };
+	struct plan plan = { 0, false, 0, 0 };
+	struct cidk__prng rng;
 	int rc = CLI_EXIT_FAIL, max_cid = -1, err = 0, first;
 	bool json = false;
-	uint64_t deadline;
 	struct opt opts[] = {
 		{ OPT_UINT("threads", 't', &n, 1, MAX_THREADS, "N", "threads"),
 		  .def = "2 x online CPUs" },
 		{ OPT_UINT("duration", 'd', &ms, 1, MAX_DURATION_MS, "MS",
 			   "milliseconds") },
+		{ OPT_UINT("churn", 'c', &plan.waves, 1, MAX_WAVES, "W",
+			   "create the threads W times, each wave ending with the main thread alone") },
+		{ OPT_FLAG("affinity", 'a', &plan.affinity,
+			   "move one running thread at a time by changing its affinity") },
 		{ OPT_FLAG("json", 'j', &json, "one JSON object instead of the table") },
 		{ .type = OT_END },
 	};
@@ -312,6 +457,7 @@ int cmd_cid(int argc, char **argv)
 	nbits = (unsigned int)conf > n + 1 ? (unsigned int)conf : n + 1;
 
 	cidk_rseq_info(&info);
+	cidk__prng_seed(&rng, 0x5eedc1d0u);
 	allowed = cidk_mask_alloc(nbits);
 	cpus = cidk_mask_alloc(nbits);
 	cids = cidk_mask_alloc(nbits);
@@ -323,7 +469,6 @@ int cmd_cid(int argc, char **argv)
 	allowed_cpus(allowed);
 	for (unsigned int i = 0; i < n; i++) {
 		w[i].id = i;
-		w[i].start = &start;
 		w[i].has_mm_cid = info.has_mm_cid;
 		w[i].max_cpu = w[i].max_cid = -1;
 		w[i].cpus = cidk_mask_alloc(nbits);
@@ -333,22 +478,15 @@ int cmd_cid(int argc, char **argv)
 			break;
 		}
 	}
-	for (unsigned int i = 0; !err && i < n; i++) {
-		err = pthread_create(&w[i].tid, NULL, worker_main, &w[i]);
-		w[i].started = !err;
-	}
-	/* The deadline counts from the start, not from thread creation; on
-	 * error the started threads see a deadline in the past. */
-	deadline = err ? 0 : cidk__now_ns() + (uint64_t)ms * 1000000u;
-	pthread_mutex_lock(&start.lock);
-	for (unsigned int i = 0; i < n; i++)
-		w[i].deadline_ns = deadline;
-	start.go = 1;
-	pthread_cond_broadcast(&start.cond);
-	pthread_mutex_unlock(&start.lock);
-	for (unsigned int i = 0; i < n; i++)
-		if (w[i].started)
-			pthread_join(w[i].tid, NULL);
+	if (!err && plan.affinity && !cidk_mask_weight(allowed))
+		err = EINVAL;
+	if (plan.waves)
+		for (unsigned int v = 0; !err && v < plan.waves; v++)
+			err = run_wave(w, n, (uint64_t)ms * 1000000u / plan.waves,
+				       true, &plan, allowed, &rng);
+	else if (!err)
+		err = run_wave(w, n, (uint64_t)ms * 1000000u, false, &plan,
+			       allowed, &rng);
 	if (err)
 		goto out;
 
@@ -362,10 +500,11 @@ int cmd_cid(int argc, char **argv)
 	if (n + 1 < bound)
 		bound = n + 1;
 	if (json)
-		print_json(&info, w, n, ms, allowed, cpus, cids, max_cid, bound);
+		print_json(&info, w, n, ms, &plan, allowed, cpus, cids, max_cid,
+			   bound);
 	else
-		print_human(&info, w, n, ms, allowed, cpus, cids, max_cid,
-			    bound);
+		print_human(&info, w, n, ms, &plan, allowed, cpus, cids,
+			    max_cid, bound);
 	rc = CLI_EXIT_OK;
 out:
 	if (err)

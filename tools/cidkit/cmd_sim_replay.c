@@ -22,8 +22,8 @@
 
 static const char about[] =
 	"Reads TRACE (ftrace text: /sys/kernel/tracing/trace, trace-cmd report,\n"
-	"or what 'cidkit trace record' writes; '-' for standard input; .xz and .gz\n"
-	"through xz -dc and gzip -dc) and drives\n"
+	"or what 'cidkit trace record' writes; trace-cmd's trace.dat, by its magic;\n"
+	"'-' for standard input; .xz and .gz through xz -dc and gzip -dc) and drives\n"
 	"each policy with its thread group's switches, migrations, forks, exits\n"
 	"and returns to user space (rseq_update events).  Prints per policy the\n"
 	"CIDs handed out, the largest and distinct ones and the cost counters,\n"
@@ -339,9 +339,15 @@ int cmd_sim_replay(int argc, char **argv)
 	if (!f)
 		return cli_error("%s: %s: %s", cmdname, cli_q(c.file),
 				 strerror(errno));
-	if (cidk_trace_reader_open(f, &rd)) {
-		rc = -ENOMEM;
+	rc = cidk_trace_reader_open(f, &rd);
+	if (rc == -ENOMEM)
 		goto fail;
+	if (rc) {
+		cli_error("%s: %s: %s", cmdname, cli_q(c.file),
+			  rc == -ENOTSUP ? "a trace.dat, and this cidkit was built without libtracecmd"
+			  : rc == -EIO   ? "a trace.dat that could not be copied to a temporary file"
+					 : "a trace.dat that libtracecmd cannot read");
+		goto out;
 	}
 	rc = more = cidk_trace_reader_next(rd, &ev);
 	if (rc == 0 && child > 0) {
@@ -452,7 +458,12 @@ int cmd_sim_replay(int argc, char **argv)
 	status = CLI_EXIT_OK;
 	goto out;
 bad_line:
-	if (rc == -EINVAL)
+	if (cidk_trace_reader_is_dat(rd))
+		cli_error("%s: %s: record %lu: %s", cmdname, cli_q(c.file),
+			  cidk_trace_reader_line(rd),
+			  rc == -EINVAL ? "too short for the fields of its event"
+					: strerror(-rc));
+	else if (rc == -EINVAL)
 		cli_error("%s: %s:%lu: not a trace line of the ftrace text format (or a field of a kept event missing or out of range)",
 			  cmdname, cli_q(c.file), cidk_trace_reader_line(rd));
 	else
