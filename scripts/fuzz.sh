@@ -18,6 +18,13 @@ flags="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
 lib="lib/mask/*.c lib/topo/*.c lib/resctrl/*.c lib/util/*.c lib/call/*.c
      tools/cidkit/cli.c tools/cidkit/opt.c tools/cidkit/taskset.c
      check/scenario.c lib/cid/*.c trace/*.c sim/workloads/replay.c"
+# trace.dat through libtracecmd when it is installed (scripts/bootstrap.sh
+# installs it); without it fuzz_trace_dat sees -ENOTSUP at every open
+tc_cflags= tc_libs=
+if pkg-config --exists libtracecmd 2>/dev/null; then
+	tc_cflags="-DCIDKIT_HAVE_TRACECMD=1 $(pkg-config --cflags libtracecmd)"
+	tc_libs=$(pkg-config --libs libtracecmd)
+fi
 mkdir -p "$out"
 status=0
 names=${*:-$(for f in tests/fuzz/fuzz_*.c; do
@@ -25,7 +32,8 @@ names=${*:-$(for f in tests/fuzz/fuzz_*.c; do
 for name in $names; do
 	bin=$out/fuzz_$name
 	# shellcheck disable=SC2086 # word splitting of the flag and file lists
-	$cc $flags $lib "tests/fuzz/fuzz_$name.c" -o "$bin" -lm -lpthread
+	$cc $flags $tc_cflags $lib "tests/fuzz/fuzz_$name.c" -o "$bin" \
+		$tc_libs -lm -lpthread
 	mkdir -p "$out/corpus/$name"
 	echo "== $name: $secs s"
 	if ! "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
