@@ -525,13 +525,19 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 	cm->aff = cidk_mask_alloc(s->cpus);
 	if (!cm->all || !cm->aff)
 		goto fail;
-	for (unsigned int c = 0; c < s->cpus; c++)
-		if (s->allowed & (1ull << c))
-			cidk_mask_set(cm->all, c);
+	/* the mm's allowed union: its initial tasks' CPUs (a fork adds more) */
+	for (unsigned int i = 0; i < s->ntasks; i++)
+		for (unsigned int c = 0; c < s->cpus; c++)
+			if (s->task[i].initial && (scn_task_cpus(s, i) & (1ull << c)))
+				cidk_mask_set(cm->all, c);
 	for (unsigned int i = 0; i < s->ntasks; i++) {
-		cm->amask[i] = cidk_mask_dup(cm->all);
+		/* its own affinity (scenario.h), else 'allowed' */
+		cm->amask[i] = cidk_mask_alloc(s->cpus);
 		if (!cm->amask[i])
 			goto fail;
+		for (unsigned int c = 0; c < s->cpus; c++)
+			if (scn_task_cpus(s, i) & (1ull << c))
+				cidk_mask_set(cm->amask[i], c);
 	}
 	rc = cidk_cid_mm_create(p, s->cpus, cm->all, &probe);
 	if (rc)
