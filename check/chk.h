@@ -79,7 +79,8 @@ struct chk_model {
 	const char *(*thread_name)(void *ctx, unsigned int tid);
 	/* What @tid is doing (its event), e.g. "in 2", for the trace. */
 	const char *(*thread_event)(void *ctx, unsigned int tid);
-	/* The CPU @tid is on (its task's cpu), or -1 (may be NULL). */
+	/* The CPU @tid occupies (runs on, or is switching in or out on),
+	 * or -1: the trace's cpu column (may be NULL). */
 	int (*thread_cpu)(void *ctx, unsigned int tid);
 	/* Why @tid, between events, cannot start its next one (liveness). */
 	const char *(*waiting)(void *ctx, unsigned int tid, char *buf,
@@ -147,13 +148,15 @@ enum chk_verdict {
 /* One executed step, for the trace. */
 struct chk_step {
 	unsigned int tid;
-	int cpu;		 /* the thread's CPU before the step, or -1 */
+	int cpu;		 /* the CPU the thread occupies before the step
+				    (thread_cpu), or -1 */
 	int op;			 /* enum cidk__chk_op or CHK_OP_* */
 	const void *addr;
 	struct cidk__site site;
 	uint64_t found, left;
 	bool has_values;
-	bool preempt;		 /* this step is a preemption */
+	bool preempt;		 /* this step is an explorer switch: the
+				    previous thread could have gone on */
 	char event[48];		 /* the thread's event at the time */
 	char addr_name[32];	 /* filled when the trace is kept */
 	char *state;		 /* the state after the step (malloc'd;
@@ -171,6 +174,9 @@ struct chk_result {
 	unsigned long cut;	  /* choices the preemption bound refused at the
 				     last bound, each one or more schedules */
 	unsigned long step_cuts;  /* executions cut by max_steps (no loop) */
+	unsigned long starved;	  /* executions cut by max_steps in a cycle
+				     that starved a thread able to run:
+				     unfair, dropped (not a verdict) */
 	bool schedule_limit;	  /* max_schedules stopped the search */
 	double seconds;
 	/* the violation (verdict CHK_VIOLATION) */

@@ -437,6 +437,8 @@ struct exec_out {
 	bool violation;
 	bool mistake;	 /* with violation: the scenario's, not the code's */
 	bool step_cut;	 /* max_steps reached, no loop: inconclusive */
+	bool starved;	 /* max_steps reached in a cycle that starves a
+			    thread: an unfair schedule, dropped */
 	char property[32];
 	char why[CHK_WHY];
 	bool cut; /* stopped by the sleep sets: covered elsewhere */
@@ -661,8 +663,20 @@ static int run_one(struct exec_out *out, enum mode mode)
 		}
 		if (step >= X.o->max_steps) {
 			unsigned long period = loop_period(step);
+			uint8_t ran = 0;
 
-			if (period) {
+			for (unsigned long k = step / 2; k < X.nlog; k++)
+				ran |= (uint8_t)(1u << X.log[k].tid);
+			if (period && (e & (uint8_t)~ran)) {
+				/*
+				 * A cycle that a thread able to run never
+				 * entered: the schedule starves it (the bound
+				 * kept the explorer from switching), which no
+				 * scheduler does for ever.  Dropped: the fair
+				 * ways on are other schedules.
+				 */
+				out->starved = true;
+			} else if (period) {
 				out->violation = true;
 				strcpy(out->property, "liveness");
 				snprintf(out->why, sizeof(out->why),
@@ -892,6 +906,7 @@ static int explore_replay(struct chk_result *r)
 		X.states_kept = true;
 		return keep(r, &out);
 	}
+	out.step_cut |= out.starved; /* one schedule: cut, whatever the cycle */
 	if (X.ri < X.o->nreplay && !out.step_cut) {
 		if (!X.o->replay[X.ri].until) {
 			snprintf(r->why, sizeof(r->why),
@@ -951,6 +966,7 @@ static int explore_pct(struct chk_result *r)
 		r->schedules++;
 		r->steps += X.nlog;
 		r->step_cuts += out.step_cut;
+		r->starved += out.starved;
 		if (X.nlog > est)
 			est = X.nlog;
 		if (out.violation) {
@@ -987,6 +1003,7 @@ static int explore_dfs(struct chk_result *r)
 			r->schedules++;
 			r->steps += X.nlog;
 			r->step_cuts += out.step_cut;
+			r->starved += out.starved;
 			if (out.violation) {
 				rc = keep(r, &out);
 				if (rc)

@@ -552,6 +552,7 @@ static void print_json(struct jw *w, const struct run *x, const struct opts *o)
 	jw_kbool(w, "exhaustive", exhaustive(r, o));
 	jw_kuint(w, "cut_schedules", r->cut);
 	jw_kuint(w, "step_cuts", r->step_cuts);
+	jw_kuint(w, "starved_cycles", r->starved);
 	if (r->verdict == CHK_LIMIT)
 		jw_kstr(w, "limit", r->schedule_limit ? "max-schedules" : "max-steps");
 	if (r->verdict == CHK_VIOLATION || r->verdict == CHK_MISTAKE) {
