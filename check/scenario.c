@@ -650,6 +650,8 @@ int scn_parse(const char *text, struct scenario *s, char *why, size_t len)
 					"unknown keyword");
 		}
 	}
+	if (!p.line)
+		p.line = 1; /* an empty text: its first line */
 	if (!s->cpus || !s->ntasks)
 		return err(&p, "a scenario needs 'cpus' and at least one task");
 	if (!s->task[0].initial) {

@@ -92,6 +92,12 @@ run_status 1 check --scenario concurrent-forks
 echo "$out" | grep -q ': VIOLATION - ' && echo "$out" | grep -q '^liveness: '
 ok $? "concurrent-forks on v6.19: still a violation, exit 1"
 
+# The whole library, each scenario under its own policy: the published bugs
+# are violations (and expected), so 1 wins over every other status.
+run_status 1 check
+echo "$out" | grep -qE '^[0-9]+ scenarios, 3 with a violation, 0 with another verdict than pass \(exit 1\)$'
+ok $? "the library: 3 violations (the published bugs), nothing else, exit 1"
+
 # ---- the grammar --------------------------------------------------------------
 
 run check --help
