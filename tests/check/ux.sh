@@ -158,7 +158,8 @@ policy owner
 task A initial: in 0; out'
 perr "an event that needs the task running, on its task's line" "3: task B: an event that needs it running, while it is not near 'out'" 'cpus 2
 task A initial: in 0; out
-task B initial: out'
+task B initial: out
+task C initial: in 1; out'
 perr "an unknown event" "2: unknown event near 'jump'" 'cpus 2
 task A initial: in 0; jump'
 perr "a bad CPU" "2: 'in' needs a CPU below 2 near '7'" 'cpus 2
