@@ -913,7 +913,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			     "a policy, or ownership:v6.19 (default: each "
 			     "scenario's own)") },
 		{ OPT_STRING("scenario", 0, &o->scenario, "S",
-			     "a name from --list, or a scenario file (default: all)") },
+			     "a name from --list, else a scenario file (default: "
+			     "all)") },
 		{ OPT_UINT("preemptions", 0, &o->c.preemptions, 0, 8, "N",
 			   "at most N explorer switches per schedule: the "
 			   "explorer runs another task's step while the "
@@ -935,7 +936,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			     "for tasks of the scenario: T (as long as it can), "
 			     "T:N (N steps), T/N (N events), T@FUNC[*K] (until "
 			     "its next step is in FUNC, the K-th time), ! (stop "
-			     "there), comma-separated; then no preemption.  "
+			     "there), comma-separated; then no explorer switch.  "
 			     "Prints the trace and the state at the end") },
 		{ OPT_FLAG("state-every-step", 0, &o->c.state_every_step,
 			   "with --replay: the state after every step, under it") },
