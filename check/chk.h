@@ -32,8 +32,14 @@
  * previous pause; a thread at a LOCK point is not scheduled while the
  * lock word is held.  When no thread can run and not all have finished,
  * that is a violation: a live lock (spinners) or a deadlock (lock
- * waiters only).  An execution longer than max_steps is a violation too
- * (no progress within the bound).
+ * waiters) -- unless every thread left waits only for the model to let
+ * its next event start (enabled(): a CPU nobody leaves, a fork that never
+ * comes), which is a mistake of the scenario, not of the code: verdict
+ * CHK_MISTAKE.  An execution longer than max_steps is a liveness
+ * violation only when its last max_steps/2 steps go round one cycle of
+ * global states (state_hash, with every thread's pending op): a retry
+ * loop without progress; otherwise it is a long run, cut: the search goes
+ * on and ends with CHK_LIMIT when nothing else was found.
  *
  * Single-threaded, not reentrant: one exploration at a time per process.
  */
@@ -73,7 +79,8 @@ struct chk_model {
 	const char *(*thread_name)(void *ctx, unsigned int tid);
 	/* What @tid is doing (its event), e.g. "in 2", for the trace. */
 	const char *(*thread_event)(void *ctx, unsigned int tid);
-	/* The CPU @tid is on (its task's cpu), or -1 (may be NULL). */
+	/* The CPU @tid occupies (runs on, or is switching in or out on),
+	 * or -1: the trace's cpu column (may be NULL). */
 	int (*thread_cpu)(void *ctx, unsigned int tid);
 	/* Why @tid, between events, cannot start its next one (liveness). */
 	const char *(*waiting)(void *ctx, unsigned int tid, char *buf,
@@ -123,6 +130,8 @@ struct chk_opts {
 	 * state at its end are kept whatever the verdict */
 	const struct chk_replay *replay;
 	unsigned int nreplay;
+	/* replay: keep the state (dump) after every step in the trace */
+	bool state_every_step;
 	/* progress callback, every ~2^14 executions (or NULL) */
 	void (*progress)(void *arg, unsigned long schedules);
 	void *progress_arg;
@@ -131,21 +140,27 @@ struct chk_opts {
 enum chk_verdict {
 	CHK_PASS,     /* the bounded space holds no violation */
 	CHK_VIOLATION,
-	CHK_LIMIT,    /* max_schedules reached before the space was done */
+	CHK_LIMIT,    /* max_schedules reached before the space was done, or
+		       * max_steps cut an execution that was not a loop */
+	CHK_MISTAKE,  /* the scenario cannot finish by its own script */
 };
 
 /* One executed step, for the trace. */
 struct chk_step {
 	unsigned int tid;
-	int cpu;		 /* the thread's CPU before the step, or -1 */
+	int cpu;		 /* the CPU the thread occupies before the step
+				    (thread_cpu), or -1 */
 	int op;			 /* enum cidk__chk_op or CHK_OP_* */
 	const void *addr;
 	struct cidk__site site;
 	uint64_t found, left;
 	bool has_values;
-	bool preempt;		 /* this step is a preemption */
+	bool preempt;		 /* this step is an explorer switch: the
+				    previous thread could have gone on */
 	char event[48];		 /* the thread's event at the time */
 	char addr_name[32];	 /* filled when the trace is kept */
+	char *state;		 /* the state after the step (malloc'd;
+				    replay with state_every_step), or NULL */
 };
 
 struct chk_result {
@@ -154,9 +169,19 @@ struct chk_result {
 	unsigned long steps;	  /* steps executed, over all executions */
 	unsigned long states;	  /* distinct state hashes seen (0: no hash) */
 	unsigned int bound;	  /* the preemption bound reached */
+	/* what the bounds left out (DFS; 0 and 0 with nothing found: the
+	 * search was exhaustive) */
+	unsigned long cut;	  /* choices the preemption bound refused at the
+				     last bound, each one or more schedules */
+	unsigned long step_cuts;  /* executions cut by max_steps (no loop) */
+	unsigned long starved;	  /* executions cut by max_steps in a cycle
+				     that starved a thread able to run:
+				     unfair, dropped (not a verdict) */
+	bool schedule_limit;	  /* max_schedules stopped the search */
 	double seconds;
 	/* the violation (verdict CHK_VIOLATION) */
-	char property[32];	  /* "safety", "quiescence", "final", "liveness" */
+	char property[32];	  /* "safety", "quiescence", "final", "liveness",
+				     "corruption"; "scenario" (CHK_MISTAKE) */
 	char why[CHK_WHY];
 	struct chk_step *trace;	  /* malloc'd; chk_result_free() */
 	unsigned int trace_len;

@@ -199,10 +199,12 @@ static void thread(void *ctx, unsigned int tid)
 
 	for (unsigned int k = 0; k < t->nev; k++) {
 		cm->pc[tid] = k;
-		if (k) /* the thread's start is the first event's point */
-			chk_event();
+		/* (named before its point: the trace's "begin" step and a
+		 * wait for it show the event about to start) */
 		scn_event_str(cm->s, &t->ev[k], cm->event[tid],
 			      sizeof(cm->event[tid]));
+		if (k) /* the thread's start is the first event's point */
+			chk_event();
 		cm->in_event[tid] = true;
 		cm->now += EVENT_NS;
 		run_event(cm, tid, &t->ev[k]);
@@ -304,11 +306,43 @@ static const char *thread_event(void *ctx, unsigned int tid)
 	return cm->event[tid];
 }
 
+/*
+ * The CPU @tid occupies: it runs there, or is switching in or out there
+ * (an `in` claims its CPU when it starts, an `out` frees it when it
+ * ends), or -1.  Not task->cpu, the runqueue a sleeping task sits on,
+ * which a switch-in's move_task changes halfway through the event.
+ */
 static int thread_cpu(void *ctx, unsigned int tid)
 {
 	struct cid_model *cm = ctx;
 
-	return (int)cm->task[tid].cpu;
+	for (unsigned int c = 0; c < cm->s->cpus; c++)
+		if (cm->cpu_of[c] == tid)
+			return (int)c;
+	return -1;
+}
+
+/* What task @i is doing, in words that agree with the CPU lines. */
+static const char *task_status(const struct cid_model *cm, unsigned int i)
+{
+	const struct scn_task *st = &cm->s->task[i];
+
+	if (!cm->started[i])
+		return "not forked yet";
+	if (!cm->alive[i])
+		return "exited";
+	if (cm->in_event[i] && cm->pc[i] < st->nev)
+		switch (st->ev[cm->pc[i]].kind) {
+		case SCN_IN:
+			return "switching in";
+		case SCN_OUT:
+			return "switching out";
+		case SCN_EXIT:
+			return "exiting";
+		default:
+			break;
+		}
+	return cm->task[i].running ? "running" : "not running";
 }
 
 static bool inside(const void *a, const void *base, size_t size)
@@ -433,8 +467,15 @@ static void dump(void *ctx, FILE *f)
 	for (unsigned int c = 0; c < cm->s->cpus; c++) {
 		const struct cidk__cid_slot *sl = &mm->slots[c];
 
-		fprintf(f, "cpu%u: runs %s", c,
-			cm->cpu_of[c] == NOBODY ? "-" : cm->s->task[cm->cpu_of[c]].name);
+		if (cm->cpu_of[c] == NOBODY)
+			fprintf(f, "cpu%u: runs -", c);
+		else if (strcmp(task_status(cm, cm->cpu_of[c]), "running") &&
+			 strcmp(task_status(cm, cm->cpu_of[c]), "not running"))
+			fprintf(f, "cpu%u: %s %s", c, cm->s->task[cm->cpu_of[c]].name,
+				task_status(cm, cm->cpu_of[c]));
+		else
+			fprintf(f, "cpu%u: runs %s", c,
+				cm->s->task[cm->cpu_of[c]].name);
 		if (cm->p.kind == CIDK_CID_OWNERSHIP) {
 			own_str(sl->cid, b, sizeof(b));
 			fprintf(f, ", cid %s%s", b,
@@ -455,10 +496,7 @@ static void dump(void *ctx, FILE *f)
 		const struct cidk_cid_task *t = &cm->task[i];
 
 		fprintf(f, "%s: %s, cpu %u, cid ", cm->s->task[i].name,
-			!cm->started[i] ? "not forked yet" :
-			!cm->alive[i]	? "exited" :
-			t->running	? "running" : "not running",
-			t->cpu);
+			task_status(cm, i), t->cpu);
 		if (t->cid == CIDK_CID_NONE)
 			fputc('-', f);
 		else
@@ -525,13 +563,19 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 	cm->aff = cidk_mask_alloc(s->cpus);
 	if (!cm->all || !cm->aff)
 		goto fail;
-	for (unsigned int c = 0; c < s->cpus; c++)
-		if (s->allowed & (1ull << c))
-			cidk_mask_set(cm->all, c);
+	/* the mm's allowed union: its initial tasks' CPUs (a fork adds more) */
+	for (unsigned int i = 0; i < s->ntasks; i++)
+		for (unsigned int c = 0; c < s->cpus; c++)
+			if (s->task[i].initial && (scn_task_cpus(s, i) & (1ull << c)))
+				cidk_mask_set(cm->all, c);
 	for (unsigned int i = 0; i < s->ntasks; i++) {
-		cm->amask[i] = cidk_mask_dup(cm->all);
+		/* its own affinity (scenario.h), else 'allowed' */
+		cm->amask[i] = cidk_mask_alloc(s->cpus);
 		if (!cm->amask[i])
 			goto fail;
+		for (unsigned int c = 0; c < s->cpus; c++)
+			if (scn_task_cpus(s, i) & (1ull << c))
+				cidk_mask_set(cm->amask[i], c);
 	}
 	rc = cidk_cid_mm_create(p, s->cpus, cm->all, &probe);
 	if (rc)

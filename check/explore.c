@@ -49,6 +49,7 @@ struct pend {
 /* One point of the current schedule. */
 struct node {
 	uint8_t enabled, chosen, done, sleep, prev;
+	uint8_t cut;	       /* choices the bound refused (counted once) */
 	unsigned int preempts; /* preemptions before this point */
 	struct pend pend[CHK_MAX_THREADS];
 };
@@ -66,10 +67,14 @@ static struct {
 	/* the current execution */
 	struct chk_step *log;
 	unsigned long nlog, cap;
+	uint64_t *hist;		/* the state hash after each step */
+	unsigned long hist_cap;
+	bool states_kept;	/* the log's states moved to a result */
 	/* the search */
 	struct node *nodes;
 	unsigned long nnodes, target, nodes_cap;
 	unsigned int bound;
+	unsigned long cut;	/* choices refused by the last bound */
 	/* replay: the directive being followed, what it counted so far,
 	 * whether it picked the last step, was its thread inside @until */
 	unsigned int ri;
@@ -302,6 +307,8 @@ static bool independent(const struct pend *a, const struct pend *b)
 	return !is_write(a->op) && !is_write(b->op);
 }
 
+static char *capture_dump(void);
+
 /* Make room for element @i of the array *@v of *@cap elements of @size. */
 static int grow(void **v, unsigned long *cap, unsigned long i, size_t size)
 {
@@ -384,7 +391,8 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h;
 }
 
-static void count_state(void)
+/* Count the state after step @step; keep its hash for loop detection. */
+static void count_state(unsigned long step)
 {
 	uint64_t h;
 
@@ -397,10 +405,40 @@ static void count_state(void)
 		h = mix(h, X.t[i].site.line);
 	}
 	set_add(h);
+	if (!grow((void **)&X.hist, &X.hist_cap, step, sizeof(*X.hist)))
+		X.hist[step] = h;
+}
+
+/*
+ * An execution cut at @n steps: has it gone round one cycle of global
+ * states for its last n/2 steps (the same state every @period steps, for
+ * some period up to n/4)?  That is a retry loop that makes no progress
+ * (as far as the shared state and the threads' pending steps tell: a
+ * thread's local variables are not in the hash).  A long run that still
+ * changes the state is not.  0: no loop, else the period.
+ */
+static unsigned long loop_period(unsigned long n)
+{
+	if (!X.m->state_hash || n < 8 || X.hist_cap < n)
+		return 0;
+	for (unsigned long period = 1; period <= n / 4; period++) {
+		unsigned long k;
+
+		for (k = n / 2 + period; k < n; k++)
+			if (X.hist[k] != X.hist[k - period])
+				break;
+		if (k == n)
+			return period;
+	}
+	return 0;
 }
 
 struct exec_out {
 	bool violation;
+	bool mistake;	 /* with violation: the scenario's, not the code's */
+	bool step_cut;	 /* max_steps reached, no loop: inconclusive */
+	bool starved;	 /* max_steps reached in a cycle that starves a
+			    thread: an unfair schedule, dropped */
 	char property[32];
 	char why[CHK_WHY];
 	bool cut; /* stopped by the sleep sets: covered elsewhere */
@@ -424,6 +462,20 @@ static void corrupt_why(unsigned int tid, char *why, size_t len)
 		 X.m->thread_name(X.m->ctx, tid), op_names[t->op],
 		 chk_short_file(t->site.file), t->site.line,
 		 t->site.func ? t->site.func : "?");
+}
+
+/*
+ * Nothing can run, and every thread left waits at the start of an event
+ * (the model does not enable it: its CPU is taken, it is not forked):
+ * the scenario's script cannot finish, whatever the code under test does.
+ */
+static bool only_events_wait(void)
+{
+	for (unsigned int i = 0; i < X.m->nthreads; i++)
+		if (!X.t[i].finished && X.t[i].op != CHK_OP_START &&
+		    X.t[i].op != CHK_OP_EVENT)
+			return false;
+	return true;
 }
 
 static void liveness_why(char *why, size_t len)
@@ -501,6 +553,26 @@ static bool replay_done(const struct chk_replay *d, const struct thr *t,
 }
 
 /*
+ * A T@FUNC[*K] directive whose thread finished first: it never reached
+ * FUNC (a misspelt name?), or reached it fewer than K times.
+ */
+static void replay_until_why(const struct chk_replay *d)
+{
+	const char *name = X.m->thread_name(X.m->ctx, d->tid);
+
+	if (!X.rn)
+		snprintf(X.replay_err, sizeof(X.replay_err),
+			 "directive %u: %s finished without reaching function "
+			 "'%s' (no step of %s is in a function of that name)",
+			 X.ri + 1, name, d->until, name);
+	else
+		snprintf(X.replay_err, sizeof(X.replay_err),
+			 "directive %u: %s entered function '%s' %lu time(s), "
+			 "then finished (the directive asks for %lu)",
+			 X.ri + 1, name, d->until, X.rn, d->nth);
+}
+
+/*
  * The replay's choice among the enabled threads @e: the current
  * directive's thread, or after the last one the thread that ran last
  * (no preemption) or the first enabled.  -EINVAL when a directive cannot
@@ -523,6 +595,10 @@ static int replay_pick(uint8_t e, unsigned int last, unsigned int *c)
 			continue;
 		}
 		if (!can) {
+			if (d->until && t->finished) {
+				replay_until_why(d);
+				return -EINVAL;
+			}
 			name = X.m->thread_name(X.m->ctx, d->tid);
 			snprintf(X.replay_err, sizeof(X.replay_err),
 				 "directive %u: %s %s before it was done",
@@ -577,18 +653,41 @@ static int run_one(struct exec_out *out, enum mode mode)
 				}
 			} else {
 				out->violation = true;
-				strcpy(out->property, "liveness");
+				out->mistake = only_events_wait();
+				strcpy(out->property,
+				       out->mistake ? "scenario" : "liveness");
 				liveness_why(out->why, sizeof(out->why));
 			}
 			X.nnodes = dfs ? step : 0;
 			return 0;
 		}
 		if (step >= X.o->max_steps) {
-			out->violation = true;
-			strcpy(out->property, "liveness");
-			snprintf(out->why, sizeof(out->why),
-				 "no end after %lu steps (a retry loop that never gives up?)",
-				 X.o->max_steps);
+			unsigned long period = loop_period(step);
+			uint8_t ran = 0;
+
+			for (unsigned long k = step / 2; k < X.nlog; k++)
+				ran |= (uint8_t)(1u << X.log[k].tid);
+			if (period && (e & (uint8_t)~ran)) {
+				/*
+				 * A cycle that a thread able to run never
+				 * entered: the schedule starves it (the bound
+				 * kept the explorer from switching), which no
+				 * scheduler does for ever.  Dropped: the fair
+				 * ways on are other schedules.
+				 */
+				out->starved = true;
+			} else if (period) {
+				out->violation = true;
+				strcpy(out->property, "liveness");
+				snprintf(out->why, sizeof(out->why),
+					 "no progress: after %lu steps the last %lu "
+					 "go round one cycle of %lu step(s) that "
+					 "repeats the same state (a retry loop that "
+					 "never gives up)",
+					 step, step - step / 2, period);
+			} else {
+				out->step_cut = true;
+			}
 			X.nnodes = dfs ? step : 0;
 			return 0;
 		}
@@ -633,6 +732,7 @@ static int run_one(struct exec_out *out, enum mode mode)
 				}
 				nd->enabled = e;
 				nd->sleep = sleep;
+				nd->cut = 0;
 				nd->prev = (uint8_t)last;
 				nd->preempts = preempts;
 				for (unsigned int i = 0; i < X.m->nthreads; i++) {
@@ -663,6 +763,8 @@ static int run_one(struct exec_out *out, enum mode mode)
 			X.t[c].spin_epoch = X.write_epoch;
 		to_thread(c);
 		last = c;
+		if (mode == REPLAY && X.o->state_every_step)
+			X.log[X.nlog - 1].state = capture_dump();
 		if (X.corrupt) {
 			corrupt_why(c, out->why, sizeof(out->why));
 			out->violation = true;
@@ -670,7 +772,7 @@ static int run_one(struct exec_out *out, enum mode mode)
 			X.nnodes = dfs ? step + 1 : 0;
 			return 0;
 		}
-		count_state();
+		count_state(step);
 		if (X.m->check_step &&
 		    X.m->check_step(X.m->ctx, out->why, sizeof(out->why))) {
 			out->violation = true;
@@ -703,8 +805,16 @@ static bool backtrack(void)
 			pre = nd->preempts +
 			      (nd->prev != NO_THREAD &&
 			       (nd->enabled & (1u << nd->prev)) && b != nd->prev);
-			if (pre > X.bound)
+			if (pre > X.bound) {
+				/* a schedule with one switch more: cut, unless
+				 * a later bound takes it */
+				if (X.bound == X.o->preemptions &&
+				    !(nd->cut & (1u << b))) {
+					nd->cut |= (uint8_t)(1u << b);
+					X.cut++;
+				}
 				continue;
+			}
 			if (X.o->sleep_sets)
 				nd->sleep |= nd->done;
 			nd->done |= (uint8_t)(1u << b);
@@ -766,12 +876,13 @@ static int keep(struct chk_result *r, const struct exec_out *out)
 {
 	int rc;
 
-	if (r->verdict == CHK_VIOLATION && r->trace_len <= X.nlog)
+	if ((r->verdict == CHK_VIOLATION || r->verdict == CHK_MISTAKE) &&
+	    r->trace_len <= X.nlog && !out->mistake)
 		return 0;
 	rc = save_trace(r);
 	if (rc)
 		return rc;
-	r->verdict = CHK_VIOLATION;
+	r->verdict = out->mistake ? CHK_MISTAKE : CHK_VIOLATION;
 	snprintf(r->property, sizeof(r->property), "%s", out->property);
 	snprintf(r->why, sizeof(r->why), "%s", out->why);
 	return 0;
@@ -791,15 +902,29 @@ static int explore_replay(struct chk_result *r)
 		return rc;
 	r->schedules = 1;
 	r->steps = X.nlog;
-	if (out.violation)
+	if (out.violation) {
+		X.states_kept = true;
 		return keep(r, &out);
-	if (X.ri < X.o->nreplay) {
-		snprintf(r->why, sizeof(r->why),
-			 "directive %u: every thread finished before it",
-			 X.ri + 1);
+	}
+	out.step_cut |= out.starved; /* one schedule: cut, whatever the cycle */
+	if (X.ri < X.o->nreplay && !out.step_cut) {
+		if (!X.o->replay[X.ri].until) {
+			snprintf(r->why, sizeof(r->why),
+				 "directive %u: every thread finished before it",
+				 X.ri + 1);
+			return -EINVAL;
+		}
+		/* the last thread finished inside an unfinished @FUNC */
+		replay_until_why(&X.o->replay[X.ri]);
+		snprintf(r->why, sizeof(r->why), "%s", X.replay_err);
 		return -EINVAL;
 	}
 	r->stopped = X.rstop;
+	if (out.step_cut) {
+		r->step_cuts = 1;
+		r->verdict = CHK_LIMIT;
+	}
+	X.states_kept = true;
 	return save_trace(r);
 }
 
@@ -840,11 +965,13 @@ static int explore_pct(struct chk_result *r)
 			return rc;
 		r->schedules++;
 		r->steps += X.nlog;
+		r->step_cuts += out.step_cut;
+		r->starved += out.starved;
 		if (X.nlog > est)
 			est = X.nlog;
 		if (out.violation) {
 			rc = keep(r, &out);
-			if (rc || !X.o->keep_searching)
+			if (rc || !X.o->keep_searching || out.mistake)
 				return rc;
 		}
 		if (X.o->progress && !(r->schedules & 0x3fff))
@@ -865,7 +992,8 @@ static int explore_dfs(struct chk_result *r)
 		do {
 			if (X.o->max_schedules &&
 			    r->schedules >= X.o->max_schedules) {
-				if (r->verdict != CHK_VIOLATION)
+				r->schedule_limit = true;
+				if (r->verdict == CHK_PASS)
 					r->verdict = CHK_LIMIT;
 				return 0;
 			}
@@ -874,11 +1002,14 @@ static int explore_dfs(struct chk_result *r)
 				return rc;
 			r->schedules++;
 			r->steps += X.nlog;
+			r->step_cuts += out.step_cut;
+			r->starved += out.starved;
 			if (out.violation) {
 				rc = keep(r, &out);
 				if (rc)
 					return rc;
-				if (!X.o->keep_searching)
+				/* a scenario mistake: at once, nothing to weigh */
+				if (!X.o->keep_searching || out.mistake)
 					return 0;
 			}
 			if (X.o->progress && !(r->schedules & 0x3fff))
@@ -887,6 +1018,7 @@ static int explore_dfs(struct chk_result *r)
 		if (r->verdict == CHK_VIOLATION)
 			return 0; /* the fewest preemptions: stop at this bound */
 	}
+	r->cut = X.cut;
 	return 0;
 }
 
@@ -906,9 +1038,15 @@ int chk_explore(const struct chk_model *m, const struct chk_opts *o,
 	r->verdict = CHK_PASS;
 	rc = o->nreplay ? explore_replay(r) :
 	     o->random	? explore_pct(r) : explore_dfs(r);
+	if (r->verdict == CHK_PASS && r->step_cuts)
+		r->verdict = CHK_LIMIT; /* nothing found, something not run */
 	r->states = X.set_n;
 	r->seconds = now_s() - t0;
 	threads_free();
+	if (!X.states_kept)
+		for (unsigned long i = 0; i < X.nlog; i++)
+			free(X.log[i].state);
+	free(X.hist);
 	free(X.log);
 	free(X.nodes);
 	free(X.set);
@@ -918,6 +1056,8 @@ int chk_explore(const struct chk_model *m, const struct chk_opts *o,
 
 void chk_result_free(struct chk_result *r)
 {
+	for (unsigned int i = 0; r->trace && i < r->trace_len; i++)
+		free(r->trace[i].state);
 	free(r->trace);
 	free(r->dump);
 	r->trace = NULL;
@@ -1012,5 +1152,12 @@ void chk_print_trace(FILE *f, const struct chk_model *m,
 				s->site.func);
 		else
 			fprintf(f, "%s\n", what);
+		/* --state-every-step: the state after it, indented */
+		for (const char *l = s->state; l && *l;) {
+			size_t n = strcspn(l, "\n");
+
+			fprintf(f, "       | %.*s\n", (int)n, l);
+			l += n + (l[n] == '\n');
+		}
 	}
 }

@@ -7,8 +7,12 @@
  * `cidkit check` runs it (tools/cidkit/cmd_check.c).  It prints; the
  * explorer (explore.c) and the models (cid_model.c) do not.
  *
- * Exit status: 0 when every scenario's bounded space holds no violation,
- * 1 when one does (with its trace), 2 for bad input.
+ * Exit status (the first that applies over the scenarios run): 1 a
+ * violation (with its trace); 4 a scenario mistake (its script cannot
+ * finish whatever the code does); 5 an unexpected pass (a scenario that
+ * says `expect violation`, run under its own policy, passed); 3 a limit
+ * (--max-schedules stopped the search, or --max-steps cut executions
+ * that were not loops: inconclusive); 0 pass.  2 for bad input.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +29,10 @@
 #include "opt.h"
 #include "scenario.h"
 
+#define EXIT_LIMIT 3
+#define EXIT_MISTAKE 4
+#define EXIT_UNEXPECTED 5
+
 #define MAX_FILE (64u * 1024)
 #define MAX_REPLAY 1024u /* directives of --replay */
 #define REPLAY_LEN 16384u /* bytes of --replay, and of a trace's */
@@ -38,8 +46,26 @@ static const char about[] =
 
 static const char epilog[] =
 	"Policies: bitmap, lazy, lazy-batched, cache-local, inherit, ownership,\n"
-	"ownership:v6.19.  --list, --mutants and --growth exclude each other.\n"
-	"Exit: 0 no violation in the bounded space, 1 a violation, 2 bad input.\n";
+	"ownership:v6.19.  --list, --show, --mutants and --growth exclude each other.\n"
+	"\n"
+	"A scenario file (one statement a line, # comments; --show NAME prints one):\n"
+	"  name NAME / about TEXT / cpus N / allowed CPULIST / policy P\n"
+	"  expect violation|pass              (what its own policy gives)\n"
+	"  task NAME [initial] [affinity CPULIST]: EVENT; EVENT; ...\n"
+	"  events: in CPU, out, enter CPU, leave, fork TASK, exit, migrate CPU,\n"
+	"          affinity CPULIST, tick, rtu\n"
+	"--scenario: a built-in name, else a file (./NAME for a file named like one).\n"
+	"\n"
+	"Verdicts and exit status (several scenarios: the first that applies):\n"
+	"  1 violation        a property failed, or a retry loop made no progress\n"
+	"  4 scenario mistake the script cannot finish whatever the code does\n"
+	"  5 unexpected pass  `expect violation`, under its own policy, passed\n"
+	"  3 limit            --max-schedules stopped the search, or --max-steps\n"
+	"                     cut runs that were not loops: inconclusive\n"
+	"  0 pass             exhaustive, or within the bounds (the cut is counted)\n"
+	"  2 bad input (one 'cidkit:' line on stderr)\n"
+	"An explorer switch (--preemptions) is the explorer running another task's\n"
+	"step while the current one could go on; not a scheduler preemption.\n";
 
 static const struct {
 	unsigned int id;
@@ -80,7 +106,7 @@ static const struct {
 
 struct opts {
 	struct chk_opts c;
-	const char *policy, *scenario, *mutant, *replay;
+	const char *policy, *scenario, *mutant, *replay, *show;
 	bool json, list, mutants, growth, no_por;
 };
 
@@ -227,10 +253,135 @@ static void run_free(struct run *x)
 	x->cm = NULL;
 }
 
+/*
+ * The verdict of one run, beyond the explorer's: a replay's prefix
+ * (stopped at '!') has none; a scenario that expects a violation under
+ * its own policy and finds none is an unexpected pass.
+ */
+enum status { ST_PASS, ST_VIOLATION, ST_LIMIT, ST_MISTAKE, ST_UNEXPECTED,
+	      ST_STOPPED };
+
+/* Does the scenario's `expect` apply (its own policy, the code as it is)? */
+static bool expect_applies(const struct run *x, const struct opts *o)
+{
+	return !o->policy && !o->mutant && !o->replay && x->s.policy[0];
+}
+
+static enum status run_status(const struct run *x, const struct opts *o)
+{
+	switch (x->r.verdict) {
+	case CHK_VIOLATION:
+		return ST_VIOLATION;
+	case CHK_MISTAKE:
+		return ST_MISTAKE;
+	case CHK_LIMIT:
+		return ST_LIMIT;
+	case CHK_PASS:
+		break;
+	}
+	if (o->replay && x->r.stopped)
+		return ST_STOPPED;
+	if (x->s.expect == 1 && expect_applies(x, o))
+		return ST_UNEXPECTED;
+	return ST_PASS;
+}
+
+static int status_exit(enum status st)
+{
+	static const int code[] = {
+		[ST_PASS] = CLI_EXIT_OK, [ST_VIOLATION] = CLI_EXIT_FAIL,
+		[ST_LIMIT] = EXIT_LIMIT, [ST_MISTAKE] = EXIT_MISTAKE,
+		[ST_UNEXPECTED] = EXIT_UNEXPECTED, [ST_STOPPED] = CLI_EXIT_OK,
+	};
+
+	return code[st];
+}
+
+/* The first that applies: 1, 4, 5, 3, 0. */
+static int worse_exit(int a, int b)
+{
+	static const int order[] = { CLI_EXIT_FAIL, EXIT_MISTAKE,
+				     EXIT_UNEXPECTED, EXIT_LIMIT };
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (a == order[i] || b == order[i])
+			return order[i];
+	return CLI_EXIT_OK;
+}
+
+static const char *status_str(enum status st)
+{
+	static const char *const name[] = {
+		[ST_PASS] = "pass", [ST_VIOLATION] = "violation",
+		[ST_LIMIT] = "limit", [ST_MISTAKE] = "mistake",
+		[ST_UNEXPECTED] = "unexpected-pass", [ST_STOPPED] = "stopped",
+	};
+
+	return name[st];
+}
+
 static const char *verdict_str(const struct chk_result *r)
 {
 	return r->verdict == CHK_VIOLATION ? "violation" :
+	       r->verdict == CHK_MISTAKE   ? "mistake" :
 	       r->verdict == CHK_LIMIT	   ? "limit" : "pass";
+}
+
+/* No schedule left out: no bound cut one, no --max-steps, no limit. */
+static bool exhaustive(const struct chk_result *r, const struct opts *o)
+{
+	return !o->c.random && !o->replay && r->verdict == CHK_PASS &&
+	       !r->cut && !r->step_cuts && !r->schedule_limit;
+}
+
+/*
+ * The second line of a search that found nothing (or stopped): what was
+ * explored and what the bounds left out, so that "pass" says how much.
+ */
+static void print_scope(const struct run *x, const struct opts *o,
+			enum status st)
+{
+	const struct chk_result *r = &x->r;
+	char what[200];
+
+	if (o->c.random)
+		snprintf(what, sizeof(what),
+			 "%lu random executions (PCT, seed %llu, depth %u; not "
+			 "exhaustive), sequential consistency, --max-steps %lu",
+			 r->schedules, (unsigned long long)o->c.seed,
+			 o->c.pct_depth, o->c.max_steps);
+	else
+		snprintf(what, sizeof(what),
+			 "<= %u explorer switch(es), sequential consistency, "
+			 "sleep sets %s, --max-steps %lu",
+			 o->c.preemptions, o->c.sleep_sets ? "on" : "off",
+			 o->c.max_steps);
+	if (st == ST_LIMIT && r->schedule_limit) {
+		printf("limit: --max-schedules %lu reached before the search "
+		       "was done (%s): inconclusive\n",
+		       o->c.max_schedules, what);
+	} else if (st == ST_LIMIT) {
+		printf("limit: --max-steps %lu cut %lu execution(s) that kept "
+		       "changing the state (long runs, not loops): "
+		       "inconclusive; raise --max-steps (%s)\n",
+		       o->c.max_steps, r->step_cuts, what);
+	} else if (exhaustive(r, o)) {
+		printf("%s: exhaustive - every schedule ran to its end, none "
+		       "cut by the bound or --max-steps (sequential "
+		       "consistency, sleep sets %s)\n",
+		       st == ST_UNEXPECTED ? "unexpected pass" : "pass",
+		       o->c.sleep_sets ? "on" : "off");
+	} else if (o->c.random) {
+		printf("%s: %s\n",
+		       st == ST_UNEXPECTED ? "unexpected pass" : "pass", what);
+	} else {
+		printf("%s: %s; the bound cut at least %lu schedule(s)\n",
+		       st == ST_UNEXPECTED ? "unexpected pass" : "pass", what,
+		       r->cut);
+	}
+	if (st == ST_UNEXPECTED)
+		printf("the scenario says 'expect violation' under its own "
+		       "policy %s, and none was found\n", x->s.policy);
 }
 
 /*
@@ -257,40 +408,68 @@ static const char *replay_str(const struct run *x, char *buf, size_t len)
 	return buf;
 }
 
+static void print_trace_block(const struct run *x)
+{
+	const struct chk_result *r = &x->r;
+
+	printf("trace: %u steps, %u explorer switch(es) (* marks one: another "
+	       "task's step while this one could go on)\n",
+	       r->trace_len, r->trace_preemptions);
+	chk_print_trace(stdout, &x->m, r);
+}
+
 static void print_human(const struct run *x, const struct opts *o)
 {
 	const struct chk_result *r = &x->r;
+	enum status st = run_status(x, o);
 	char rep[REPLAY_LEN];
+	static const char *const head[] = {
+		[ST_PASS] = "pass", [ST_VIOLATION] = "VIOLATION",
+		[ST_LIMIT] = "LIMIT", [ST_MISTAKE] = "SCENARIO MISTAKE",
+		[ST_UNEXPECTED] = "UNEXPECTED PASS", [ST_STOPPED] = "stopped",
+	};
 
-	printf("%s (%s, %u CPUs, %u tasks): %s", x->s.name, x->policy,
-	       x->s.cpus, x->s.ntasks,
-	       r->verdict == CHK_VIOLATION ? "VIOLATION" :
-	       r->verdict == CHK_LIMIT	   ? "stopped at --max-schedules" : "pass");
-	if (o->replay)
-		printf(" - a replay of %u directive(s), %lu steps%s\n",
-		       x->nreplay, r->steps, r->stopped ? ", stopped" : "");
+	printf("%s (%s, %u CPUs, %u tasks): ", x->s.name, x->policy, x->s.cpus,
+	       x->s.ntasks);
+	if (o->replay && st == ST_STOPPED)
+		printf("stopped at '!' after %lu steps - a prefix of a schedule, "
+		       "no verdict (the final checks did not run)\n", r->steps);
+	else if (o->replay && st == ST_PASS)
+		printf("no violation on this one schedule - a replay of %u "
+		       "directive(s), %lu steps\n", x->nreplay, r->steps);
+	else if (o->replay)
+		printf("%s - a replay of %u directive(s), %lu steps\n", head[st],
+		       x->nreplay, r->steps);
 	else if (o->c.random)
-		printf(" - %lu random executions (seed %llu, depth %u), %lu states\n",
-		       r->schedules, (unsigned long long)o->c.seed,
+		printf("%s - %lu random executions (seed %llu, depth %u), %lu states\n",
+		       head[st], r->schedules, (unsigned long long)o->c.seed,
 		       o->c.pct_depth, r->states);
 	else
-		printf(" - %lu schedules, %lu states, preemption bound %u of %u, "
-		       "sleep sets %s\n",
+		printf("%s - %lu schedules, %lu states, explorer-switch bound %u "
+		       "of %u, sleep sets %s\n", head[st],
 		       r->schedules, r->states, r->bound, o->c.preemptions,
 		       o->c.sleep_sets ? "on" : "off");
-	if (r->verdict == CHK_VIOLATION) {
-		printf("%s: %s\n", r->property, r->why);
-		printf("trace: %u steps, %u preemption(s) (* marks one)\n",
-		       r->trace_len, r->trace_preemptions);
-		chk_print_trace(stdout, &x->m, r);
+	if (r->verdict == CHK_VIOLATION || r->verdict == CHK_MISTAKE) {
+		if (r->verdict == CHK_MISTAKE)
+			printf("scenario mistake: the script cannot finish, "
+			       "whatever the code does: %s\n", r->why);
+		else
+			printf("%s: %s\n", r->property, r->why);
+		print_trace_block(x);
 		printf("replay: --replay %s\n", replay_str(x, rep, sizeof(rep)));
-		printf("state at the violation:\n%s", r->dump ? r->dump : "");
+		printf("state at the %s:\n%s",
+		       r->verdict == CHK_MISTAKE ? "end" : "violation",
+		       r->dump ? r->dump : "");
 	} else if (o->replay) {
-		printf("trace: %u steps, %u preemption(s) (* marks one)\n",
-		       r->trace_len, r->trace_preemptions);
-		chk_print_trace(stdout, &x->m, r);
+		if (st == ST_LIMIT)
+			printf("limit: --max-steps %lu reached before the "
+			       "schedule ended, no loop: inconclusive\n",
+			       o->c.max_steps);
+		print_trace_block(x);
 		printf("state at the %s:\n%s", r->stopped ? "stop" : "end",
 		       r->dump ? r->dump : "");
+	} else {
+		print_scope(x, o, st);
 	}
 }
 
@@ -330,6 +509,8 @@ static void json_trace(struct jw *w, const struct chk_model *m,
 		jw_kbool(w, "preemption", s->preempt);
 		jw_kstr(w, "event", s->event);
 		jw_kstr(w, "op", chk_op_name(s->op));
+		if (s->state)
+			jw_kstr(w, "state", s->state);
 		jw_kstr(w, "what", what);
 		jw_kstr(w, "source", chk_short_file(s->site.file));
 		jw_kuint(w, "line", s->site.line);
@@ -355,19 +536,31 @@ static void print_json(struct jw *w, const struct run *x, const struct opts *o)
 	jw_kstr(w, "policy", x->policy);
 	jw_kuint(w, "cpus", x->s.cpus);
 	jw_kuint(w, "tasks", x->s.ntasks);
-	jw_kstr(w, "verdict", verdict_str(r));
+	jw_kstr(w, "verdict", status_str(run_status(x, o)));
+	if (x->s.expect >= 0)
+		jw_kstr(w, "expect", x->s.expect ? "violation" : "pass");
+	jw_kbool(w, "expect_applies", expect_applies(x, o));
 	jw_kuint(w, "schedules", r->schedules);
 	jw_kuint(w, "steps", r->steps);
 	jw_kuint(w, "states", r->states);
+	/* (explorer switches: the option's name, --preemptions) */
 	jw_kuint(w, "preemption_bound", o->c.preemptions);
 	jw_kuint(w, "bound_reached", r->bound);
 	jw_kbool(w, "sleep_sets", o->c.sleep_sets);
+	jw_kuint(w, "max_steps", o->c.max_steps);
 	jw_kuint(w, "random", o->c.random);
-	if (r->verdict == CHK_VIOLATION) {
+	jw_kbool(w, "exhaustive", exhaustive(r, o));
+	jw_kuint(w, "cut_schedules", r->cut);
+	jw_kuint(w, "step_cuts", r->step_cuts);
+	jw_kuint(w, "starved_cycles", r->starved);
+	if (r->verdict == CHK_LIMIT)
+		jw_kstr(w, "limit", r->schedule_limit ? "max-schedules" : "max-steps");
+	if (r->verdict == CHK_VIOLATION || r->verdict == CHK_MISTAKE) {
 		jw_kstr(w, "property", r->property);
 		jw_kstr(w, "why", r->why);
 	}
-	if (r->verdict == CHK_VIOLATION || o->replay) {
+	if (r->verdict == CHK_VIOLATION || r->verdict == CHK_MISTAKE ||
+	    o->replay) {
 		if (o->replay)
 			jw_kbool(w, "stopped", r->stopped);
 		jw_kuint(w, "preemptions", r->trace_preemptions);
@@ -379,6 +572,25 @@ static void print_json(struct jw *w, const struct run *x, const struct opts *o)
 	jw_obj_end(w);
 }
 
+/*
+ * A parse error of file @arg: scn_parse says "line N: WHAT"; the line
+ * goes next to the file's name, as a compiler writes it.
+ */
+static int parse_error(const char *arg, const char *why)
+{
+	unsigned int line;
+	int off = 0;
+
+	if (sscanf(why, "line %u: %n", &line, &off) == 1 && off > 0)
+		return cli_error("%s:%u: %s", cli_q(arg), line, why + off);
+	return cli_error("%s: %s", cli_q(arg), why);
+}
+
+/*
+ * --scenario ARG: a built-in scenario's name, else a file.  A word that
+ * names no built-in scenario and no file is reported as the name it
+ * looks like; ./NAME reads a file named like a built-in scenario.
+ */
 static int load_scenario(const char *arg, struct scenario *s)
 {
 	char why[256], *buf;
@@ -388,9 +600,10 @@ static int load_scenario(const char *arg, struct scenario *s)
 
 	if (scn_find(arg, s) == 0)
 		return 0;
-	if (!strchr(arg, '/') && !strchr(arg, '.'))
-		return cli_error("check: no scenario named '%s' (see --list)", arg);
 	f = fopen(arg, "r");
+	if (!f && errno == ENOENT && !strchr(arg, '/') && !strstr(arg, ".scn"))
+		return cli_error("check: no scenario named '%s' (see --list), "
+				 "and no file of that name", cli_q(arg));
 	if (!f)
 		return cli_error("check: %s: %s", cli_q(arg), strerror(errno));
 	buf = malloc(MAX_FILE + 1);
@@ -412,8 +625,22 @@ static int load_scenario(const char *arg, struct scenario *s)
 	rc = scn_parse(buf, s, why, sizeof(why));
 	free(buf);
 	if (rc)
-		return cli_error("check: %s: %s", cli_q(arg), why);
+		return parse_error(arg, why);
 	return 0;
+}
+
+/* --show NAME: a built-in scenario's text, as a file would hold it. */
+static int do_show(const struct opts *o)
+{
+	struct scenario s;
+
+	for (unsigned int i = 0; scn_library[i]; i++)
+		if (!scn_find_index(i, &s) && !strcmp(s.name, o->show)) {
+			fputs(scn_library[i], stdout);
+			return 0;
+		}
+	return cli_error("check: --show: no scenario named '%s' (see --list)",
+			 cli_q(o->show));
 }
 
 /* ---- the modes ------------------------------------------------------------------ */
@@ -467,7 +694,8 @@ static int do_list(const struct opts *o)
 
 static int do_check(const struct opts *o)
 {
-	unsigned int n = 0, bad = 0;
+	unsigned int n = 0, bad = 0, other = 0;
+	int status = CLI_EXIT_OK;
 	struct jw w;
 	int rc;
 
@@ -497,6 +725,10 @@ static int do_check(const struct opts *o)
 		}
 		print_time(&x.r);
 		bad += x.r.verdict == CHK_VIOLATION;
+		other += run_status(&x, o) != ST_PASS &&
+			 run_status(&x, o) != ST_STOPPED &&
+			 x.r.verdict != CHK_VIOLATION;
+		status = worse_exit(status, status_exit(run_status(&x, o)));
 		n++;
 		run_free(&x);
 		if (o->scenario)
@@ -505,8 +737,9 @@ static int do_check(const struct opts *o)
 	if (o->json)
 		json_finish(&w); /* (n >= 1: a scenario, or all of them) */
 	else if (n > 1)
-		printf("%u scenarios, %u with a violation\n", n, bad);
-	return bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+		printf("%u scenarios, %u with a violation, %u with another "
+		       "verdict than pass (exit %d)\n", n, bad, other, status);
+	return status;
 }
 
 /* A --mutants item, left open for the killer's fields. */
@@ -680,13 +913,19 @@ static int parse(int argc, char **argv, struct opts *o)
 			     "a policy, or ownership:v6.19 (default: each "
 			     "scenario's own)") },
 		{ OPT_STRING("scenario", 0, &o->scenario, "S",
-			     "a name from --list, or a scenario file (default: all)") },
+			     "a name from --list, else a scenario file (default: "
+			     "all)") },
 		{ OPT_UINT("preemptions", 0, &o->c.preemptions, 0, 8, "N",
-			   "at most N preemptions per schedule") },
+			   "at most N explorer switches per schedule: the "
+			   "explorer runs another task's step while the "
+			   "current one could go on (not the scheduler's "
+			   "preemption; the scenario's events are those)") },
 		{ OPT_U64("max-steps", 0, &max_steps, 10, 10000000, "N",
-			  "steps per execution before it counts as no progress") },
+			  "steps per execution: one cut there is a live lock if "
+			  "it loops over the same states, else a limit (exit 3)") },
 		{ OPT_U64("max-schedules", 0, &max_schedules, 1, 1000000000, "N",
-			  "stop after N schedules"), .def = "none" },
+			  "stop after N schedules (verdict limit, exit 3)"),
+		  .def = "none" },
 		{ OPT_U64("random", 0, &random, 1, 1000000000, "N",
 			  "N randomized executions (PCT) instead of the full search"),
 		  .def = "" },
@@ -697,13 +936,18 @@ static int parse(int argc, char **argv, struct opts *o)
 			     "for tasks of the scenario: T (as long as it can), "
 			     "T:N (N steps), T/N (N events), T@FUNC[*K] (until "
 			     "its next step is in FUNC, the K-th time), ! (stop "
-			     "there), comma-separated; then no preemption.  "
+			     "there), comma-separated; then no explorer switch.  "
 			     "Prints the trace and the state at the end") },
+		{ OPT_FLAG("state-every-step", 0, &o->c.state_every_step,
+			   "with --replay: the state after every step, under it") },
 		{ OPT_FLAG("no-por", 0, &o->no_por,
 			   "no sleep sets (partial-order reduction)") },
 		{ OPT_STRING("mutant", 0, &o->mutant, "NAME",
 			     "switch on one deliberately broken behaviour (--mutants)") },
 		{ OPT_FLAG("list", 0, &o->list, "the scenarios"), .group = 1 },
+		{ OPT_STRING("show", 0, &o->show, "NAME",
+			     "print a built-in scenario's text (a file to start "
+			     "from)"), .group = 1 },
 		{ OPT_FLAG("mutants", 0, &o->mutants, "the mutation table"),
 		  .group = 1 },
 		{ OPT_FLAG("growth", 0, &o->growth,
@@ -727,9 +971,11 @@ static int parse(int argc, char **argv, struct opts *o)
 	o->c.random = (unsigned long)random;
 	o->c.seed = seed;
 	o->c.sleep_sets = !o->no_por;
-	if ((o->mutants || o->list) && (o->scenario || o->mutant))
+	if ((o->mutants || o->list || o->show) && (o->scenario || o->mutant))
 		return cli_error("check: --%s takes no --scenario or --mutant",
-				 o->list ? "list" : "mutants");
+				 o->list ? "list" : o->show ? "show" : "mutants");
+	if (o->c.state_every_step && !o->replay)
+		return cli_error("check: --state-every-step needs --replay");
 	if (o->replay && (!o->scenario || o->c.random || o->list ||
 			  o->mutants || o->growth))
 		return cli_error("check: --replay needs --scenario and takes no "
@@ -757,6 +1003,8 @@ int main(int argc, char **argv)
 		return opt_status(rc);
 	if (o.list)
 		return do_list(&o);
+	if (o.show)
+		return do_show(&o);
 	if (o.mutants)
 		return do_mutants(&o);
 	if (o.growth)

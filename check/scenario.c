@@ -4,9 +4,9 @@
  * named scenarios.
  *
  * The parser reads each line once, keeps nothing but the scenario, and
- * rejects what it does not know (with the line number): a scenario is
- * input a user writes, so a typo must not become a silently different
- * scenario.  A script is also checked for sense before it runs: `in` only
+ * rejects what it does not know (with the line number and the token it
+ * stopped at): a scenario is input a user writes, so a typo must not
+ * become a silently different scenario.  A script is also checked for sense before it runs: `in` only
  * when not running, `out`, `fork`, `tick`, `rtu` only while running,
  * nothing after `exit`, every forked task forked exactly once.
  */
@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cidkit/cid.h>
 
 #include "scenario.h"
 
@@ -187,21 +189,63 @@ struct parse {
 	size_t len;
 };
 
-__attribute__((format(printf, 2, 3))) static int err(struct parse *p,
-						     const char *fmt, ...)
+/* "line N: MSG near 'TOKEN'" (no token: NULL or empty) into p->why. */
+static int verr(struct parse *p, const char *tok, const char *fmt, va_list ap)
 {
 	char msg[200];
-	va_list ap;
+	size_t n;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	n = strlen(msg);
+	if (tok && *tok)
+		snprintf(msg + n, sizeof(msg) - n, " near '%.24s%s'", tok,
+			 strlen(tok) > 24 ? "..." : "");
 	/* the file's own bytes may be quoted: no control byte on the terminal */
 	for (char *q = msg; *q; q++)
 		if ((unsigned char)*q < 0x20 || *q == 0x7f)
 			*q = '?';
 	snprintf(p->why, p->len, "line %u: %s", p->line, msg);
 	return -EINVAL;
+}
+
+__attribute__((format(printf, 2, 3))) static int err(struct parse *p,
+						     const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = verr(p, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* The same, naming the token the parser stopped at. */
+__attribute__((format(printf, 3, 4))) static int err_near(struct parse *p,
+							  const char *tok,
+							  const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = verr(p, tok, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* The first word at @c, for a message (up to a blank or ';'). */
+static const char *token_at(const char *c, char *buf, size_t len)
+{
+	size_t n;
+
+	while (*c == ' ' || *c == '\t')
+		c++;
+	n = strcspn(c, " \t;");
+	if (!n && *c)
+		n = 1;
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), c);
+	return buf;
 }
 
 static const char *skip_ws(const char *c)
@@ -293,7 +337,7 @@ static int parse_cpus(const char *w, unsigned int cpus, uint64_t *mask)
 
 /* Pending forks are resolved after all tasks are known: keep names. */
 struct fork_ref {
-	unsigned int task, ev;
+	unsigned int task, ev, line;
 	char name[8];
 };
 
@@ -304,6 +348,8 @@ static int parse_script(struct parse *p, struct scn_task *t, const char *c,
 
 	for (;;) {
 		char w[16], a[256]; /* the longest cpulist of 64 CPUs: 181 */
+		char tok[32];
+		const char *at;
 		struct scn_event *e;
 
 		c = skip_ws(c);
@@ -314,12 +360,22 @@ static int parse_script(struct parse *p, struct scn_task *t, const char *c,
 				   SCN_MAX_EVENTS);
 		e = &t->ev[t->nev];
 		memset(e, 0, sizeof(*e));
+		at = c;
 		c = word(c, w, sizeof(w));
+		if (strchr(w, ',') && strcmp(w, "affinity"))
+			return err_near(p, token_at(at, tok, sizeof(tok)),
+					"events are separated by ';', not ','");
 		if (!strcmp(w, "in") || !strcmp(w, "migrate") ||
 		    !strcmp(w, "enter")) {
+			at = c;
 			c = word(c, a, sizeof(a));
+			if (strchr(a, ','))
+				return err_near(p, token_at(at, tok, sizeof(tok)),
+						"events are separated by ';', not ','");
 			if (parse_uint(a, s->cpus - 1, &e->arg))
-				return err(p, "'%s' needs a CPU below %u", w, s->cpus);
+				return err_near(p, token_at(at, tok, sizeof(tok)),
+						"'%s' needs a CPU below %u", w,
+						s->cpus);
 			e->kind = w[0] == 'm' ? SCN_MIGRATE : SCN_IN;
 			e->lease = w[0] == 'e';
 		} else if (!strcmp(w, "out") || !strcmp(w, "leave")) {
@@ -332,30 +388,50 @@ static int parse_script(struct parse *p, struct scn_task *t, const char *c,
 		} else if (!strcmp(w, "rtu")) {
 			e->kind = SCN_RTU;
 		} else if (!strcmp(w, "fork")) {
+			at = c;
 			c = word(c, a, sizeof(a));
+			if (strchr(a, ','))
+				return err_near(p, token_at(at, tok, sizeof(tok)),
+						"events are separated by ';', not ','");
 			if (!a[0] || strlen(a) >= sizeof(refs->name))
-				return err(p, "'fork' needs a task name");
+				return err_near(p, token_at(at, tok, sizeof(tok)),
+						"'fork' needs a task name");
 			e->kind = SCN_FORK;
 			refs[*nrefs].task = (unsigned int)(t - s->task);
 			refs[*nrefs].ev = t->nev;
+			refs[*nrefs].line = p->line;
 			snprintf(refs[*nrefs].name, sizeof(refs->name), "%s", a);
 			++*nrefs;
 		} else if (!strcmp(w, "affinity")) {
+			at = c;
 			c = word(c, a, sizeof(a));
 			if (parse_cpus(a, s->cpus, &e->mask))
-				return err(p, "'affinity' needs a cpulist below %u",
-					   s->cpus);
+				return err_near(p, token_at(at, tok, sizeof(tok)),
+						"'affinity' needs a cpulist below %u",
+						s->cpus);
 			e->kind = SCN_AFFINITY;
 		} else {
-			return err(p, "unknown event '%.15s'", w[0] ? w : c);
+			return err_near(p, token_at(at, tok, sizeof(tok)),
+					"unknown event");
 		}
 		t->nev++;
 		c = skip_ws(c);
 		if (*c == ';')
 			c++;
 		else if (*c)
-			return err(p, "expected ';' between events");
+			return err_near(p, token_at(c, tok, sizeof(tok)),
+					"expected ';' between events");
 	}
+}
+
+/* An event as its script spells it, for a message ("fork T3", "in 2"). */
+static void event_word(const struct scenario *s, const struct scn_event *e,
+		       char *buf, size_t len)
+{
+	if (e->kind == SCN_AFFINITY)
+		snprintf(buf, len, "affinity");
+	else
+		scn_event_str(s, e, buf, len);
 }
 
 /* Walk each script as its task would run it: does it make sense? */
@@ -367,22 +443,28 @@ static int check_sense(struct parse *p)
 	for (unsigned int i = 0; i < s->ntasks; i++) {
 		const struct scn_task *t = &s->task[i];
 		bool running = false, exited = false;
-		uint64_t mine = s->allowed; /* the task's CPUs, as events change them */
+		/* the task's CPUs, as events change them */
+		uint64_t mine = scn_task_cpus(s, i);
 
+		p->line = t->line; /* (messages name the task's line) */
 		for (unsigned int k = 0; k < t->nev; k++) {
 			const struct scn_event *e = &t->ev[k];
+			char ev[32];
 
+			event_word(s, e, ev, sizeof(ev));
 			if (exited)
-				return err(p, "task %s: an event after 'exit'", t->name);
+				return err_near(p, ev, "task %s: an event after 'exit'",
+						t->name);
 			switch (e->kind) {
 			case SCN_IN:
 			case SCN_MIGRATE:
 				if (!(mine & (1ull << e->arg)))
-					return err(p, "task %s: CPU %u is not allowed",
-						   t->name, e->arg);
+					return err_near(p, ev,
+							"task %s: CPU %u is not allowed",
+							t->name, e->arg);
 				if (running)
-					return err(p, "task %s: '%s' while running",
-						   t->name, e->kind == SCN_IN ? "in" : "migrate");
+					return err_near(p, ev, "task %s: '%s' while running",
+							t->name, e->kind == SCN_IN ? "in" : "migrate");
 				running = e->kind == SCN_IN;
 				break;
 			case SCN_OUT:
@@ -390,14 +472,16 @@ static int check_sense(struct parse *p)
 			case SCN_TICK:
 			case SCN_RTU:
 				if (!running)
-					return err(p, "task %s: an event that needs it running, while it is not",
-						   t->name);
+					return err_near(p, ev,
+							"task %s: an event that needs it running, while it is not",
+							t->name);
 				if (e->kind == SCN_OUT)
 					running = false;
 				if (e->kind == SCN_FORK) {
 					if (s->task[e->arg].initial)
-						return err(p, "task %s forks initial task %s",
-							   t->name, s->task[e->arg].name);
+						return err_near(p, ev,
+								"task %s forks initial task %s",
+								t->name, s->task[e->arg].name);
 					forked_by[e->arg]++;
 				}
 				break;
@@ -412,9 +496,12 @@ static int check_sense(struct parse *p)
 		}
 	}
 	for (unsigned int i = 0; i < s->ntasks; i++)
-		if (!s->task[i].initial && forked_by[i] != 1)
-			return err(p, "task %s is not initial and forked %u times (want 1)",
-				   s->task[i].name, forked_by[i]);
+		if (!s->task[i].initial && forked_by[i] != 1) {
+			p->line = s->task[i].line;
+			return err_near(p, s->task[i].name,
+					"task %s is not initial and forked %u times (want 1)",
+					s->task[i].name, forked_by[i]);
+		}
 	return 0;
 }
 
@@ -430,9 +517,9 @@ int scn_parse(const char *text, struct scenario *s, char *why, size_t len)
 	s->expect = -1;
 	snprintf(s->name, sizeof(s->name), "(unnamed)");
 	while (*c) {
-		char line[512], key[16];
+		char line[512], key[16], tok[32];
 		size_t n = strcspn(c, "\n");
-		const char *r;
+		const char *r, *at;
 
 		p.line++;
 		if (n >= sizeof(line))
@@ -446,14 +533,22 @@ int scn_parse(const char *text, struct scenario *s, char *why, size_t len)
 		r = skip_ws(line);
 		if (!*r)
 			continue;
+		at = r;
 		r = word(r, key, sizeof(key));
 		r = skip_ws(r);
 		if (!strcmp(key, "name") || !strcmp(key, "policy")) {
 			char v[32];
+			struct cidk_cid_params pp;
 
+			at = r;
 			r = word(r, v, sizeof(v));
 			if (!v[0] || *skip_ws(r))
-				return err(&p, "'%s' takes one word", key);
+				return err_near(&p, token_at(v[0] ? r : at, tok,
+							     sizeof(tok)),
+						"'%s' takes one word", key);
+			if (key[0] == 'p' && cidk_cid_params_parse(v, &pp))
+				return err_near(&p, v,
+						"unknown policy (see --help)");
 			snprintf(key[0] == 'n' ? s->name : s->policy, 32, "%s", v);
 		} else if (!strcmp(key, "about")) {
 			snprintf(s->about, sizeof(s->about), "%s", r);
@@ -463,11 +558,13 @@ int scn_parse(const char *text, struct scenario *s, char *why, size_t len)
 			/* (once: the tasks' CPUs were checked against it) */
 			if (s->cpus)
 				return err(&p, "'cpus' given twice");
+			at = r;
 			r = word(r, v, sizeof(v));
 			if (parse_uint(v, SCN_MAX_CPUS, &s->cpus) || !s->cpus ||
 			    *skip_ws(r))
-				return err(&p, "'cpus' takes a number from 1 to %d",
-					   SCN_MAX_CPUS);
+				return err_near(&p, token_at(at, tok, sizeof(tok)),
+						"'cpus' takes a number from 1 to %d",
+						SCN_MAX_CPUS);
 			s->allowed = s->cpus == 64 ? UINT64_MAX
 						   : (1ull << s->cpus) - 1;
 		} else if (!strcmp(key, "allowed")) {
@@ -475,20 +572,24 @@ int scn_parse(const char *text, struct scenario *s, char *why, size_t len)
 
 			if (!s->cpus)
 				return err(&p, "'cpus' must come before 'allowed'");
+			at = r;
 			r = word(r, v, sizeof(v));
 			if (parse_cpus(v, s->cpus, &s->allowed) || *skip_ws(r))
-				return err(&p, "'allowed' takes a cpulist below %u",
-					   s->cpus);
+				return err_near(&p, token_at(at, tok, sizeof(tok)),
+						"'allowed' takes a cpulist below %u",
+						s->cpus);
 		} else if (!strcmp(key, "expect")) {
 			char v[16];
 
+			at = r;
 			r = word(r, v, sizeof(v));
-			if (!strcmp(v, "violation"))
+			if (!strcmp(v, "violation") && !*skip_ws(r))
 				s->expect = 1;
-			else if (!strcmp(v, "pass"))
+			else if (!strcmp(v, "pass") && !*skip_ws(r))
 				s->expect = 0;
 			else
-				return err(&p, "'expect' takes 'violation' or 'pass'");
+				return err_near(&p, token_at(at, tok, sizeof(tok)),
+						"'expect' takes 'violation' or 'pass'");
 		} else if (!strcmp(key, "task")) {
 			struct scn_task *t;
 			char name[16], flag[16];
@@ -497,41 +598,73 @@ int scn_parse(const char *text, struct scenario *s, char *why, size_t len)
 				return err(&p, "'cpus' must come before the tasks");
 			if (s->ntasks == CHK_MAX_THREADS)
 				return err(&p, "more than %d tasks", CHK_MAX_THREADS);
+			at = r;
 			r = word(r, name, sizeof(name));
 			if (!name[0] || strlen(name) >= sizeof(t->name) ||
 			    strchr(name, ':') || strchr(name, ','))
-				return err(&p, "a task needs a name of 1 to %zu letters",
-					   sizeof(t->name) - 1);
+				return err_near(&p, token_at(at, tok, sizeof(tok)),
+						"a task needs a name of 1 to %zu letters",
+						sizeof(t->name) - 1);
 			if (find_task(s, name) >= 0)
-				return err(&p, "task %s declared twice", name);
+				return err_near(&p, name, "task %s declared twice",
+						name);
 			t = &s->task[s->ntasks++];
 			snprintf(t->name, sizeof(t->name), "%s", name);
+			t->line = p.line;
 			r = skip_ws(r);
 			if (*r != ':') {
+				at = r;
 				r = word(r, flag, sizeof(flag));
-				if (strcmp(flag, "initial"))
-					return err(&p, "expected 'initial' or ':' after the task name");
-				t->initial = true;
+				if (!strcmp(flag, "initial")) {
+					t->initial = true;
+					r = skip_ws(r);
+					at = r;
+					r = word(r, flag, sizeof(flag));
+				}
+				if (!strcmp(flag, "affinity")) {
+					char v[256]; /* as an affinity's cpulist */
+
+					at = r;
+					r = word(r, v, sizeof(v));
+					if (parse_cpus(v, s->cpus, &t->affinity))
+						return err_near(&p, token_at(at, tok, sizeof(tok)),
+								"'affinity' needs a cpulist below %u",
+								s->cpus);
+				} else if (flag[0]) {
+					return err_near(&p, token_at(at, tok, sizeof(tok)),
+							"expected 'initial', 'affinity "
+							"CPULIST' or ':' after the task name");
+				} else {
+					r = at;
+				}
 				r = skip_ws(r);
 			}
 			if (*r != ':')
-				return err(&p, "expected ':' before the events");
+				return err_near(&p, token_at(r, tok, sizeof(tok)),
+						"expected ':' before the events");
 			rc = parse_script(&p, t, r + 1, refs, &nrefs);
 			if (rc)
 				return rc;
 		} else {
-			return err(&p, "unknown keyword '%s'", key);
+			return err_near(&p, token_at(at, tok, sizeof(tok)),
+					"unknown keyword");
 		}
 	}
+	if (!p.line)
+		p.line = 1; /* an empty text: its first line */
 	if (!s->cpus || !s->ntasks)
 		return err(&p, "a scenario needs 'cpus' and at least one task");
-	if (!s->task[0].initial)
-		return err(&p, "the first task must be initial");
+	if (!s->task[0].initial) {
+		p.line = s->task[0].line;
+		return err_near(&p, s->task[0].name,
+				"the first task must be initial");
+	}
 	for (unsigned int i = 0; i < nrefs; i++) {
 		int k = find_task(s, refs[i].name);
 
+		p.line = refs[i].line; /* the fork's own line */
 		if (k < 0)
-			return err(&p, "fork of unknown task '%s'", refs[i].name);
+			return err_near(&p, refs[i].name, "fork of an unknown task");
 		s->task[refs[i].task].ev[refs[i].ev].arg = (unsigned int)k;
 	}
 	return check_sense(&p);

@@ -13,9 +13,10 @@
  *	expect violation                (or: pass; what the default policy should give)
  *	task T0 initial: in 0; fork T3; out
  *	task T1 initial: in 1; out; migrate 2; in 2
- *	task T2 initial:
+ *	task T2 initial affinity 1-2:   (its own CPUs; default 'allowed')
  *	task T3: in 1; out
  *
+ * The full grammar, for users, is in docs/check.md ("Scenario files").
  * A task is one thread of the explorer.  `initial` tasks join the mm (a
  * fork, in the order given) before the exploration starts; the others are
  * created by a `fork NAME` event of a running task and start after it.
@@ -58,6 +59,8 @@ struct scn_event {
 struct scn_task {
 	char name[8];
 	bool initial;
+	uint64_t affinity;  /* its CPUs at its fork; 0: the scenario's allowed */
+	unsigned int line;  /* where it is declared (for messages) */
 	unsigned int nev;
 	struct scn_event ev[SCN_MAX_EVENTS];
 };
@@ -74,8 +77,10 @@ struct scenario {
 };
 
 /*
- * Parse @text into @s.  Returns 0, or -EINVAL with a one-line reason
- * (with its line number) in @why.  Cost linear in the text.
+ * Parse @text into @s.  Returns 0, or -EINVAL with a one-line reason in
+ * @why: "line N: WHAT near 'TOKEN'" (the token when there is one).  A
+ * `policy` must be one cidk_cid_params_parse() knows.  Cost linear in
+ * the text.
  */
 int scn_parse(const char *text, struct scenario *s, char *why, size_t len);
 
@@ -87,6 +92,12 @@ int scn_find(const char *name, struct scenario *s);
 
 /* The library's @i-th scenario, parsed; -ENOENT past the end. */
 int scn_find_index(unsigned int i, struct scenario *s);
+
+/* The CPUs task @i starts with: its own affinity, or 'allowed'. */
+static inline uint64_t scn_task_cpus(const struct scenario *s, unsigned int i)
+{
+	return s->task[i].affinity ? s->task[i].affinity : s->allowed;
+}
 
 /* "in 2", "fork T3", ... for the trace. */
 void scn_event_str(const struct scenario *s, const struct scn_event *e,

@@ -51,7 +51,7 @@ def main():
     published = {"published-livelock", "livelock-3cpu", "concurrent-forks"}
     bad = [k for k, v in verdicts.items()
            if (v == "violation") != (k[0] in published and k[1] == "ownership:v6.19")]
-    print("ok 1 - every scenario under every policy within 2 preemptions: "
+    print("ok 1 - every scenario under every policy within 2 explorer switches: "
           "violations exactly where published" if not bad else
           f"not ok 1 - unexpected verdicts: {bad}")
     same = shown.strip() == text.strip()

@@ -3,7 +3,8 @@
  * The checker's scenario files (check/scenario.c, `cidkit check
  * --scenario FILE`) on any bytes.  Properties:
  *   - scn_parse() returns 0 or -EINVAL; a refusal is one line, "line N: ...",
- *     with no control byte (the file's bytes it quotes included);
+ *     with no control byte (the file's bytes it quotes included), N one of
+ *     the text's lines;
  *   - what it accepts makes sense: 1..64 CPUs, 1..8 tasks with distinct
  *     names, the first one initial, every CPU and affinity inside the
  *     machine, every fork naming a task that is not initial, and every
@@ -86,7 +87,12 @@ static void write_scenario(const struct scenario *s, struct out *o)
 
 		/* (the shortest spelling, see put_cpus; a word may hold a
 		 * colon, so a space after it) */
-		put(o, "task %s%s: ", t->name, t->initial ? " initial" : "");
+		put(o, "task %s%s", t->name, t->initial ? " initial" : "");
+		if (t->affinity) {
+			put(o, " affinity ");
+			put_cpus(o, t->affinity);
+		}
+		put(o, ": ");
 		for (unsigned int k = 0; k < t->nev; k++) {
 			const struct scn_event *e = &t->ev[k];
 
@@ -141,6 +147,7 @@ static void check_sense(const struct scenario *s)
 		for (unsigned int j = 0; j < i; j++)
 			FUZZ_CHECK(strcmp(t->name, s->task[j].name));
 		FUZZ_CHECK(t->nev <= SCN_MAX_EVENTS);
+		FUZZ_CHECK(!(t->affinity & ~all));
 		for (unsigned int k = 0; k < t->nev; k++) {
 			const struct scn_event *e = &t->ev[k];
 
@@ -170,7 +177,8 @@ static void check_same(const struct scenario *a, const struct scenario *b)
 		const struct scn_task *x = &a->task[i], *y = &b->task[i];
 
 		FUZZ_CHECK(!strcmp(x->name, y->name) &&
-			   x->initial == y->initial && x->nev == y->nev);
+			   x->initial == y->initial && x->nev == y->nev &&
+			   x->affinity == y->affinity);
 		for (unsigned int k = 0; k < x->nev; k++)
 			FUZZ_CHECK(x->ev[k].kind == y->ev[k].kind &&
 				   x->ev[k].arg == y->ev[k].arg &&
@@ -190,7 +198,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = scn_parse(text, &s, why, sizeof(why));
 	FUZZ_CHECK(rc == 0 || rc == -EINVAL);
 	if (rc) {
+		unsigned int line = 0, lines = 1;
+
+		for (const char *q = text; *q; q++)
+			lines += *q == '\n';
 		FUZZ_CHECK(!strncmp(why, "line ", 5));
+		FUZZ_CHECK(sscanf(why, "line %u:", &line) == 1 && line >= 1 &&
+			   line <= lines);
 		for (const char *q = why; *q; q++)
 			FUZZ_CHECK((unsigned char)*q >= 0x20 && *q != 0x7f);
 	} else {
