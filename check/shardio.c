@@ -156,17 +156,19 @@ static int load_one(const char *path, const struct jr *top,
 			   strcmp(m->options, opt)) {
 			shard_part_free(&p);
 			return cli_error("check: --merge: %s: item %zu is of another "
-					 "search than in %s (%s differs)", cli_q(path),
+					 "search than in %s (%s)", cli_q(path),
 					 i + 1, cli_q(files[0]),
-					 strcmp(m->text, text) ? "the scenario" :
-					 strcmp(m->policy, pol) ? "the policy" :
-								  "the options");
+					 strcmp(m->text, text) ? "the scenario differs" :
+					 strcmp(m->policy, pol) ? "the policy differs" :
+								  "the options differ");
 		}
 		if (m->parts[p.sp.k - 1].sp.k) {
+			unsigned int k = p.sp.k;
+
 			shard_part_free(&p);
 			return cli_error("check: --merge: %s: part %u/%u is there "
-					 "twice (also %s)", cli_q(path), p.sp.k,
-					 set->n, cli_q(files[who[p.sp.k - 1]]));
+					 "twice (also in %s)", cli_q(path), k,
+					 set->n, cli_q(files[who[k - 1]]));
 		}
 		m->parts[p.sp.k - 1] = p;
 	}
