@@ -343,8 +343,8 @@ static int log_step(unsigned int tid, bool preempt)
 	st->preempt = preempt;
 	st->cpu = X.m->thread_cpu ? X.m->thread_cpu(X.m->ctx, tid) : -1;
 	ev = X.m->thread_event ? X.m->thread_event(X.m->ctx, tid) : NULL;
-	if (ev)
-		snprintf(st->event, sizeof(st->event), "%s", ev);
+	if (ev) /* (not snprintf: a third of all the instructions, callgrind) */
+		memcpy(st->event, ev, strnlen(ev, sizeof(st->event) - 1));
 	return 0;
 }
 

@@ -651,8 +651,9 @@ static int do_growth(const struct opts *o)
 	if (o->json)
 		json_begin(&w);
 	else
-		printf("%-8s %-10s %10s %10s %9s %8s  %s\n", "tasks", "policy",
-		       "schedules", "states", "seconds", "sched/s", "verdict");
+		printf("%-8s %-10s %10s %10s %9s %8s %8s %8s  %s\n", "tasks",
+		       "policy", "schedules", "states", "seconds", "sched/s",
+		       "states/s", "Msteps/s", "verdict");
 	for (size_t k = 0; k < sizeof(shape) / sizeof(shape[0]); k++) {
 		struct run x;
 		int rc;
@@ -675,14 +676,17 @@ static int do_growth(const struct opts *o)
 			jw_kstr(&w, "policy", x.policy);
 			jw_kuint(&w, "schedules", x.r.schedules);
 			jw_kuint(&w, "states", x.r.states);
+			jw_kuint(&w, "steps", x.r.steps);
 			jw_knum(&w, "seconds", x.r.seconds, 3);
 			jw_kstr(&w, "verdict", verdict_str(&x.r));
 			jw_obj_end(&w);
 		} else
-			printf("%ux%-6u %-10s %10lu %10lu %9.2f %8.0f  %s\n",
+			printf("%ux%-6u %-10s %10lu %10lu %9.2f %8.0f %8.0f %8.2f  %s\n",
 			       shape[k][0], shape[k][1], x.policy, x.r.schedules,
 			       x.r.states, x.r.seconds,
 			       x.r.seconds > 0 ? (double)x.r.schedules / x.r.seconds : 0,
+			       x.r.seconds > 0 ? (double)x.r.states / x.r.seconds : 0,
+			       x.r.seconds > 0 ? (double)x.r.steps / x.r.seconds / 1e6 : 0,
 			       verdict_str(&x.r));
 		run_free(&x);
 	}
