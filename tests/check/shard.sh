@@ -125,5 +125,23 @@ expect_usage_error "--merge: not JSON" check --merge "$tmp/junk.json"
 run_status 2 check --merge "$tmp/s1.json" "$tmp/cut.json" "$tmp/s3.json"
 echo "$err" | grep -q '^cidkit: check: --merge: .*cut.json: not JSON (truncated at byte 700)$'
 ok $? "--merge: a truncated file is named, with where it ends"
+# Each refusal for its own reason (not another check tripping later).
+for c in "other.json:the scenario differs" "p1.json:the options differ" \
+	"lazy.json:the policy differs"; do
+	run_status 2 check --merge "$tmp/s1.json" "$tmp/${c%%:*}" "$tmp/s3.json"
+	echo "$err" | grep -q "${c%%:*}: item 1 is of another search than in .*s1.json (${c#*:})\$"
+	ok $? "--merge: ${c%%:*} refused because ${c#*:}"
+done
+# options that change the counts but not the bound: no sleep sets
+"$CIDKIT" check --scenario switch-race --no-por --json --shard 2/3 >"$tmp/nopor.json" 2>/dev/null
+run_status 2 check --merge "$tmp/s1.json" "$tmp/nopor.json" "$tmp/s3.json"
+echo "$err" | grep -q "nopor.json: item 1 is of another search than in .*s1.json (the options differ)\$"
+ok $? "--merge: a part without sleep sets among parts with them refused"
+run_status 2 check --merge "$tmp/s1.json" "$tmp/s2.json" "$tmp/s2.json" "$tmp/s3.json"
+echo "$err" | grep -q 's2.json: part 2/3 is there twice (also in .*s2.json)$'
+ok $? "--merge: a part given twice is named"
+run_status 2 check --merge "$tmp/s3.json" "$tmp/s1.json"
+echo "$err" | grep -q '^cidkit: check: --merge: part 2/3 is missing (2 file(s) given)$'
+ok $? "--merge: the missing part is named"
 
 done_testing
