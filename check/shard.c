@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -243,6 +244,7 @@ int shard_jobs(const struct chk_model *m, const struct chk_opts *o,
 {
 	struct job *j = calloc(jobs, sizeof(*j));
 	struct shard_part *p = calloc(jobs, sizeof(*p));
+	double cpu[64] = { 0 };
 	struct shared *shm;
 	unsigned int left = 0;
 	double t0 = now_s();
@@ -319,6 +321,7 @@ int shard_jobs(const struct chk_model *m, const struct chk_opts *o,
 		}
 	}
 	for (unsigned int i = 0; i < jobs; i++) {
+		struct rusage ru;
 		int st;
 
 		if (j[i].pid <= 0)
@@ -327,7 +330,11 @@ int shard_jobs(const struct chk_model *m, const struct chk_opts *o,
 			kill(j[i].pid, SIGKILL);
 			close(j[i].fd);
 		}
-		if (waitpid(j[i].pid, &st, 0) > 0 && !rc &&
+		memset(&ru, 0, sizeof(ru));
+		if (wait4(j[i].pid, &st, 0, &ru) > 0)
+			cpu[i] = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+				 (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+		if (j[i].pid > 0 && !rc &&
 		    (!WIFEXITED(st) || WEXITSTATUS(st))) {
 			rc = -EIO;
 			snprintf(why, len, "job %u of %u failed (%s %d)", i + 1,
@@ -341,6 +348,14 @@ int shard_jobs(const struct chk_model *m, const struct chk_opts *o,
 			snprintf(why, len, "%s", r->why);
 	}
 	r->seconds = now_s() - t0;
+	if (!rc) {
+		/* each process's CPU time: what the jobs would take on idle
+		 * cores is the longest (measurement, on stderr) */
+		fprintf(stderr, "jobs: CPU seconds per process:");
+		for (unsigned int i = 0; i < jobs; i++)
+			fprintf(stderr, " %.2f", cpu[i]);
+		fprintf(stderr, "\n");
+	}
 	for (unsigned int i = 0; i < jobs; i++) {
 		free(j[i].buf);
 		shard_part_free(&p[i]);
