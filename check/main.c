@@ -810,9 +810,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ OPT_FLAG("growth", 0, &o->growth,
 			   "schedules and time as tasks and CPUs grow"), .group = 1 },
 		{ OPT_FLAG("json", 0, &o->json, "JSON instead of text") },
-		{ OPT_STRING("shard", 0, &o->shard, "K/N",
-			     "explore only the K-th of N parts of the search "
-			     "(with --json: a part for --merge)") },
+		{ OPT_STRING("shard", 0, &o->shard, "PART",
+			     "PART is K/N: explore only the K-th of N parts of "
+			     "the search (with --json: a part for --merge)") },
 		{ OPT_UINT("jobs", 0, &o->jobs, 1, 64, "N",
 			   "the same search on N processes") },
 		{ OPT_FLAG("merge", 0, &o->merge,
