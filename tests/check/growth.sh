@@ -13,17 +13,21 @@ rows = [l.split() for l in sys.stdin.read().splitlines()]
 assert rows[0] == ["tasks", "policy", "schedules", "states", "seconds",
                    "sched/s", "states/s", "Msteps/s", "verdict"], rows[0]
 assert len(rows) == 9, rows
+checked = 0
 for r in rows[1:]:
-    sched, states, sec = int(r[2]), int(r[3]), float(r[4])
+    tasks = int(r[0].split("x")[0])
+    sched, states = int(r[2]), int(r[3])
     rs, rst, msteps = float(r[5]), float(r[6]), float(r[7])
-    if sec >= 0.05:  # enough digits to compare the rates with
-        assert abs(rs - sched / sec) <= 0.1 * rs, r
-        assert abs(rst - states / sec) <= 0.1 * rst, r
-        assert msteps > 0, r
-    # a schedule has at least 4 steps per task: rates agree in order
-    assert rst > 0 and msteps * 1e6 >= 4 * rs * 0.5, r
+    # the rates share their seconds: their ratios are those of the counts
+    # (whatever the load), within the rounding of the printed rates
+    if rs >= 1000 and msteps >= 0.1:
+        assert abs(rst / rs - states / sched) <= 0.02 * states / sched, r
+        # each task runs 4 events, each at least one step, per schedule
+        assert msteps * 1e6 / rs >= 4 * tasks * 0.98, r
+        checked += 1
+assert checked >= 1, rows
 ' 2>"$tmp/why"
-ok $? "--growth: sched/s, states/s and Msteps/s columns agree with the counts and seconds" "$tmp/why"
+ok $? "--growth: sched/s, states/s and Msteps/s columns agree with the counts" "$tmp/why"
 
 run check --growth --preemptions 0 --json
 printf '%s' "$out" >"$tmp/g.json"
