@@ -115,6 +115,30 @@ struct chk_replay {
 	bool stop;
 };
 
+#define CHK_MAX_BOUND 8 /* the largest preemption bound */
+
+/*
+ * Sharding (check/shard.c): at each preemption bound, the DFS tree is cut
+ * into *units*, subtrees numbered from 0 in DFS order.  Each execution
+ * that does not start inside a unit starts a new one, rooted at the first
+ * of its fresh nodes (those past the point it backed up to) whose subtree
+ * is estimated at most 1/@units of the bound's tree, or at its end (a
+ * unit of one schedule).  The estimate comes from the execution itself
+ * (explore.c, estimates()).  Every part walks the same nodes above the
+ * units as one unsharded search does (so sleep sets carry the same state
+ * down) and explores a unit -- counting its first execution -- only when
+ * mine() says so; @estimate is the unit's estimated size.
+ */
+struct chk_shard {
+	bool (*mine)(void *arg, unsigned int bound, unsigned long unit,
+		     double estimate);
+	void *arg;
+	unsigned long units;
+	/* count the bound's cuts above every unit (the region each part
+	 * walks alike): one part does, so that the parts' cuts add up */
+	bool count_top;
+};
+
 struct chk_opts {
 	unsigned int preemptions; /* P: the bound */
 	unsigned long max_steps;  /* per execution */
@@ -135,6 +159,10 @@ struct chk_opts {
 	/* progress callback, every ~2^14 executions (or NULL) */
 	void (*progress)(void *arg, unsigned long schedules);
 	void *progress_arg;
+	/* explore only the units mine() takes (or NULL: the whole tree) */
+	const struct chk_shard *shard;
+	/* keep the distinct states' hashes in the result (chk_result) */
+	bool export_states;
 };
 
 enum chk_verdict {
@@ -189,6 +217,17 @@ struct chk_result {
 	char *dump;		  /* the state at the violation, or at the end
 				     of a replay (malloc'd) */
 	bool stopped;		  /* a replay ended at a stop directive */
+	/* schedules and steps counted at each bound (DFS) */
+	unsigned long bound_schedules[CHK_MAX_BOUND + 1];
+	unsigned long bound_steps[CHK_MAX_BOUND + 1];
+	unsigned long bound_step_cuts[CHK_MAX_BOUND + 1];
+	unsigned long bound_starved[CHK_MAX_BOUND + 1];
+	unsigned long unit;	  /* the shard unit of the kept violation */
+	/* with export_states: the hashes and the bound at which each was
+	 * first seen (malloc'd; chk_result_free()) */
+	uint64_t *hashes;
+	uint8_t *hash_bound;
+	unsigned long nhashes;
 };
 
 /*

@@ -28,6 +28,8 @@
 #include "json.h"
 #include "opt.h"
 #include "scenario.h"
+#include "shard.h"
+#include "shardio.h"
 
 #define EXIT_LIMIT 3
 #define EXIT_MISTAKE 4
@@ -108,6 +110,13 @@ struct opts {
 	struct chk_opts c;
 	const char *policy, *scenario, *mutant, *replay, *show;
 	bool json, list, mutants, growth, no_por;
+	/* --shard K/N, --jobs N, --merge FILE... (check/shard.h) */
+	const char *shard;
+	struct shard_spec sp;
+	unsigned int jobs;
+	bool merge;
+	char **files;
+	unsigned int nfiles;
 };
 
 /* ---- one exploration ----------------------------------------------------------- */
@@ -236,7 +245,17 @@ static int run_explore(struct run *x, const struct opts *o)
 		c.progress = progress;
 		c.progress_arg = x->s.name;
 	}
-	rc = chk_explore(&x->m, &c, &x->r);
+	if (o->jobs > 1) {
+		char why[CHK_WHY];
+
+		rc = shard_jobs(&x->m, &c, o->jobs, &x->r, why, sizeof(why));
+		if (rc)
+			return cli_error("check: --jobs: %s", why);
+	} else if (o->shard) {
+		rc = shard_explore(&x->m, &c, &o->sp, &x->r);
+	} else {
+		rc = chk_explore(&x->m, &c, &x->r);
+	}
 	if (c.progress)
 		fprintf(stderr, "\r\033[K");
 	if (rc == -EINVAL && c.nreplay)
@@ -569,6 +588,8 @@ static void print_json(struct jw *w, const struct run *x, const struct opts *o)
 		jw_kstr(w, "replay", replay_str(x, rep, sizeof(rep)));
 		jw_kstr(w, "state", r->dump ? r->dump : "");
 	}
+	if (o->shard)
+		shardio_json(w, o->scenario, &x->s, &o->c, &o->sp, r);
 	jw_obj_end(w);
 }
 
@@ -863,8 +884,9 @@ static int do_growth(const struct opts *o)
 	if (o->json)
 		json_begin(&w);
 	else
-		printf("%-8s %-10s %10s %10s %9s %8s  %s\n", "tasks", "policy",
-		       "schedules", "states", "seconds", "sched/s", "verdict");
+		printf("%-8s %-10s %10s %10s %9s %8s %8s %8s  %s\n", "tasks",
+		       "policy", "schedules", "states", "seconds", "sched/s",
+		       "states/s", "Msteps/s", "verdict");
 	for (size_t k = 0; k < sizeof(shape) / sizeof(shape[0]); k++) {
 		struct run x;
 		int rc;
@@ -887,14 +909,17 @@ static int do_growth(const struct opts *o)
 			jw_kstr(&w, "policy", x.policy);
 			jw_kuint(&w, "schedules", x.r.schedules);
 			jw_kuint(&w, "states", x.r.states);
+			jw_kuint(&w, "steps", x.r.steps);
 			jw_knum(&w, "seconds", x.r.seconds, 3);
 			jw_kstr(&w, "verdict", verdict_str(&x.r));
 			jw_obj_end(&w);
 		} else
-			printf("%ux%-6u %-10s %10lu %10lu %9.2f %8.0f  %s\n",
+			printf("%ux%-6u %-10s %10lu %10lu %9.2f %8.0f %8.0f %8.2f  %s\n",
 			       shape[k][0], shape[k][1], x.policy, x.r.schedules,
 			       x.r.states, x.r.seconds,
 			       x.r.seconds > 0 ? (double)x.r.schedules / x.r.seconds : 0,
+			       x.r.seconds > 0 ? (double)x.r.states / x.r.seconds : 0,
+			       x.r.seconds > 0 ? (double)x.r.steps / x.r.seconds / 1e6 : 0,
 			       verdict_str(&x.r));
 		run_free(&x);
 	}
@@ -903,7 +928,90 @@ static int do_growth(const struct opts *o)
 	return 0;
 }
 
+/* The parts of a sharded search, merged: the report one search gives. */
+static int do_merge(const struct opts *o)
+{
+	struct merge_set set;
+	unsigned int bad = 0, other = 0;
+	int status = CLI_EXIT_OK;
+	struct jw w;
+	int rc = merge_load(o->files, o->nfiles, &set);
+
+	for (unsigned int i = 0; !rc && i < set.nitems; i++) {
+		struct merge_item *it = &set.item[i];
+		struct opts mo = *o;
+		struct run x;
+		char why[256];
+
+		memset(&x, 0, sizeof(x));
+		/* the scenario's own policy when its parts said expect applied */
+		mo.policy = it->own_policy ? NULL : it->policy;
+		if (shard_options_parse(it->options, &mo.c) ||
+		    scn_parse(it->text, &x.s, why, sizeof(why))) {
+			rc = cli_error("check: --merge: item %u: bad options or "
+				       "scenario", i + 1);
+			break;
+		}
+		rc = run_prepare(&x, &mo);
+		if (!rc && shard_merge(&x.m, &mo.c, it->parts, set.n, &x.r))
+			rc = cli_error("check: --merge: %s", x.r.why);
+		if (rc) {
+			run_free(&x);
+			break;
+		}
+		if (o->json) {
+			if (!i)
+				json_begin(&w);
+			print_json(&w, &x, &mo);
+		} else {
+			print_human(&x, &mo);
+		}
+		bad += x.r.verdict == CHK_VIOLATION;
+		other += run_status(&x, &mo) != ST_PASS &&
+			 x.r.verdict != CHK_VIOLATION;
+		status = worse_exit(status, status_exit(run_status(&x, &mo)));
+		run_free(&x);
+	}
+	if (!rc && o->json)
+		json_finish(&w);
+	else if (!rc && set.nitems > 1)
+		printf("%u scenarios, %u with a violation, %u with another "
+		       "verdict than pass (exit %d)\n", set.nitems, bad, other,
+		       status);
+	merge_free(&set);
+	return rc ? rc : status;
+}
+
 /* ---- options ---------------------------------------------------------------------- */
+
+/* --shard, --jobs, --merge: what they take and exclude. */
+static int check_scale_opts(struct opts *o)
+{
+	bool other = o->list || o->mutants || o->growth || o->replay;
+
+	if (o->merge)
+		return !o->nfiles ? cli_error("check: --merge needs the parts' files") :
+		       other || o->shard || o->jobs > 1 || o->scenario ||
+		       o->policy || o->mutant ?
+			cli_error("check: --merge takes the files and --json only") : 0;
+	if (o->nfiles)
+		return cli_error("check: %s: files only with --merge",
+				 cli_q(o->files[0]));
+	if (!o->shard && o->jobs == 1)
+		return 0;
+	if (o->shard && o->jobs > 1)
+		return cli_error("check: --shard and --jobs exclude each other");
+	if (other || o->c.max_schedules)
+		return cli_error("check: --%s takes no --list, --mutants, --growth, "
+				 "--replay or --max-schedules", o->shard ? "shard" : "jobs");
+	if (o->shard && shard_parse_spec(o->shard, &o->sp))
+		return cli_error("check: --shard: '%s': K/N expected, 1 <= K <= N "
+				 "<= 100000", cli_q(o->shard));
+	if (o->c.random && o->c.random < (o->shard ? o->sp.n : o->jobs))
+		return cli_error("check: --random %lu: fewer executions than parts",
+				 o->c.random);
+	return 0;
+}
 
 static int parse(int argc, char **argv, struct opts *o)
 {
@@ -953,9 +1061,17 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ OPT_FLAG("growth", 0, &o->growth,
 			   "schedules and time as tasks and CPUs grow"), .group = 1 },
 		{ OPT_FLAG("json", 0, &o->json, "JSON instead of text") },
+		{ OPT_STRING("shard", 0, &o->shard, "PART",
+			     "PART is K/N: explore only the K-th of N parts of "
+			     "the search (with --json: a part for --merge)") },
+		{ OPT_UINT("jobs", 0, &o->jobs, 1, 64, "N",
+			   "the same search on N processes") },
+		{ OPT_FLAG("merge", 0, &o->merge,
+			   "merge the --json of the parts of a --shard search, "
+			   "one FILE each: the report of one search") },
 		{ .type = OT_END },
 	};
-	struct opt_cmd cmd = { "check", about, epilog, NULL, 0, 0, opts };
+	struct opt_cmd cmd = { "check", about, epilog, "FILE", 0, ~0u, opts };
 	int rc, first;
 
 	memset(o, 0, sizeof(*o));
@@ -963,6 +1079,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	o->c.sleep_sets = true;
 	o->c.pct_depth = 3;
 	o->c.keep_searching = true;
+	o->jobs = 1;
 	rc = opt_parse(&cmd, argc, argv, &first);
 	if (rc)
 		return rc == OPT_HELP ? OPT_HELP : rc;
@@ -971,6 +1088,11 @@ static int parse(int argc, char **argv, struct opts *o)
 	o->c.random = (unsigned long)random;
 	o->c.seed = seed;
 	o->c.sleep_sets = !o->no_por;
+	o->files = argv + first;
+	o->nfiles = (unsigned int)(argc - first);
+	rc = check_scale_opts(o);
+	if (rc)
+		return rc;
 	if ((o->mutants || o->list || o->show) && (o->scenario || o->mutant))
 		return cli_error("check: --%s takes no --scenario or --mutant",
 				 o->list ? "list" : o->show ? "show" : "mutants");
@@ -1001,6 +1123,8 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return opt_status(rc);
+	if (o.merge)
+		return do_merge(&o);
 	if (o.list)
 		return do_list(&o);
 	if (o.show)

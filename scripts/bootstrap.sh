@@ -7,7 +7,8 @@ pkgs="meson ninja-build gcc g++ clang libclang-rt-14-dev make python3 pkg-config
 	scdoc binutils man-db python3-matplotlib
 	qemu-system-x86 qemu-system-arm busybox-static gcc-aarch64-linux-gnu
 	libc6-dev-arm64-cross zstd file
-	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd xz-utils"
+	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd xz-utils
+	parallel"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
