@@ -419,7 +419,7 @@ static void dump(void *ctx, FILE *f)
 		if (cidk_mask_test_atomic(mm->cidmask, c))
 			fprintf(f, " %u", c);
 	if (cm->p.kind == CIDK_CID_OWNERSHIP) {
-		unsigned int mode = cm->p.variant == CIDK_CID_VARIANT_V6_19 ?
+		unsigned int mode = (cm->p.reverted & CIDK_CID_FIX_W2) ?
 			(cidk__load_u(&mm->percpu) ? 0x40000000u : 0) |
 				cidk__load_u(&mm->transit) :
 			cidk__load_u(&mm->mode);
