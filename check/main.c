@@ -114,7 +114,8 @@ static int run_prepare(struct run *x, const struct opts *o)
 		pol = "ownership";
 	if (cidk_cid_params_parse(pol, &x->p))
 		return cli_error("check: unknown policy '%s' (see --help)", pol);
-	snprintf(x->policy, sizeof(x->policy), "%s", pol);
+	if (cidk_cid_params_name(&x->p, x->policy, sizeof(x->policy)) < 0)
+		snprintf(x->policy, sizeof(x->policy), "%s", pol);
 	if (cid_model_new(&x->s, &x->p, &x->m, &x->cm))
 		return cli_error("check: scenario %s cannot run under %s", x->s.name,
 				 pol);
