@@ -12,9 +12,9 @@ run check --help
 ok $? "--help: usage, exit 0"
 
 run check --list
-[ $rc -eq 0 ] && [ "$(echo "$out" | grep -cE '^[a-z0-9-]+ +[a-z:.0-9-]+ +[0-9]+ CPUs')" -eq 15 ] &&
+[ $rc -eq 0 ] && [ "$(echo "$out" | grep -cE '^[a-z0-9-]+ +[a-z:.0-9-]+ +[0-9]+ CPUs')" -eq 18 ] &&
 	echo "$out" | grep -qE '^published-livelock +ownership:v6.19 +4 CPUs, 5 tasks, expect violation'
-ok $? "--list: 15 scenarios, the published live lock among them"
+ok $? "--list: 18 scenarios, the published live lock among them"
 
 # The published bugs, found on the merged design (each well under 60 s).
 for s in published-livelock livelock-3cpu; do
