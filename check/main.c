@@ -37,8 +37,10 @@ static const char about[] =
 	"numbered trace (step, thread, event, operation, lib/cid source line).\n";
 
 static const char epilog[] =
-	"Policies: bitmap, lazy, lazy-batched, cache-local, inherit, ownership,\n"
-	"ownership:v6.19.  --list, --mutants and --growth exclude each other.\n"
+	"Policies: bitmap, lazy, lazy-batched, cache-local, inherit, ownership;\n"
+	"ownership without published fixes: ownership:v6.19 (none), :-W1 (all but\n"
+	"W1), :-W1-FORK, :+W1+W4 (only those); fixes W1 W2 W3 W4 FEB FORK VFORK\n"
+	"(docs/check.md).  --list, --mutants and --growth exclude each other.\n"
 	"Exit: 0 no violation in the bounded space, 1 a violation, 2 bad input.\n";
 
 static const struct {
@@ -678,7 +680,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	uint64_t max_steps = 20000, max_schedules = 0, random = 0, seed = 1;
 	struct opt opts[] = {
 		{ OPT_STRING("policy", 0, &o->policy, "P",
-			     "a policy, or ownership:v6.19 (default: each "
+			     "a policy, or ownership:v6.19, ownership:-W1... (default: each "
 			     "scenario's own)") },
 		{ OPT_STRING("scenario", 0, &o->scenario, "S",
 			     "a name from --list, or a scenario file (default: all)") },

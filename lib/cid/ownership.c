@@ -9,16 +9,26 @@
  *          "sched/mmcid: Provide CID ownership mode fixup functions"
  *          (2025-10-29) describes the modes, the fixup walks and the
  *          hysteresis pcpu_thrs = min(opt - opt/4, nr_cpu_ids/2).
- *   [WOES] "sched/mmcid: Cure mode transition woes", V2 2026-02-02:
- *          1/4 "Prevent live lock on task to CPU mode transition" (the
+ *   [WOES] "sched/mmcid: Cure mode transition woes", V2 2026-02-02 (tip
+ *          sched/urgent 2026-02-04):
+ *          1/4 "Prevent live lock on task to CPU mode transition" (W1: the
  *          task->CPU switch gains the transit phase the reverse one had),
- *          2/4 "Protect transition on weakly ordered systems" (one mode
- *          word instead of two), 4/4 "Optimize transitional CIDs when
- *          scheduling out" (a transit CID is kept, not dropped, once the
- *          transition is over).
+ *          2/4 "Protect transition on weakly ordered systems" (W2: one
+ *          mode word instead of two), 3/4 "Drop per CPU CID immediately
+ *          when switching to per task mode" (W3: an exit that switches
+ *          back gives its CPU's CID back instead of passing it to the
+ *          exiting task in transit), 4/4 "Optimize transitional CIDs when
+ *          scheduling out" (W4: a transit CID is kept, not dropped, once
+ *          the transition is over).
+ *   [FEB]  "sched/mmcid: Don't assume CID is CPU owned on mode switch",
+ *          2026-02-10 (1e83ccd5921a): W3's drop only when the CPU owns
+ *          the CID (a task still in transit had given it back already).
  *   [FORK] "sched/mmcid: Prevent CID stalls due to concurrent forks",
  *          2026-03-10, sched-urgent 2026-03-15: the new task becomes a
  *          CID user only after it is visible to the fixup walk.
+ *   [VFORK] "sched/mmcid: Handle vfork()/CLONE_VM correctly", same pull:
+ *          the walk's second pass, for the users that share the mm
+ *          without being threads, no longer counts the threads again.
  *
  * Ownership.  A CID is owned by a task (its `own` word holds the plain
  * CID) or by a CPU (the CPU's slot holds CID | ONCPU; a task running
@@ -43,17 +53,27 @@
  * allowance, and during transitions): the kernel's bound, not the
  * nr_cpus_allowed of the older designs.
  *
- * Variants (params.variant):
- *   CURRENT  every fix above;
- *   V6_19    as first merged: the task->CPU switch sets the mode with no
- *            transit phase ([WOES] 1/4 removed that), the mode is two
- *            words percpu and transit, written transit-first ([WOES] 2/4
- *            made it one; under sequential consistency the two orders are
- *            indistinguishable, so this is an assumption about the
- *            merged code that only weak ordering could expose), a transit
- *            CID is always dropped at switch-out ([WOES] 4/4), and fork
- *            counts the new task as a user and gives it a CID before it
- *            is on the task list ([FORK]).
+ * Fixes (params.reverted: the CIDK_CID_FIX_* bits taken out; 0 = all):
+ *   W1     without it the task->CPU switch sets the mode with no transit
+ *          phase and the walk moves a running task's CID to its CPU;
+ *   W2     without it the mode is two words percpu and transit, written
+ *          transit-first; under sequential consistency no switch sees
+ *          the new percpu word with the old transit word, so this is an
+ *          assumption about the merged code that only weak ordering could
+ *          expose;
+ *   W3     without it an exit that switches back to per-task passes its
+ *          CPU's CID (when the CPU owns one) to the exiting task, in
+ *          transit; with W4 the task keeps it at its last switch-out;
+ *   W4     without it a transit CID is always dropped at switch-out;
+ *   FEB    without it W3's drop takes the CPU's CID as CPU-owned, and a
+ *          value with TRANSIT in it is given back (put_value() records
+ *          it for the invariant checker instead of writing past the
+ *          bitmap, as the kernel's clear_bit() did);
+ *   FORK   without it fork counts the new task as a user and gives it a
+ *          CID before it is on the task list;
+ *   VFORK  without it the walk's second pass counts threads against the
+ *          users left and stops before the CLONE_VM users.
+ *   "v6.19" takes out all seven: the design as first merged.
  *
  * Locks (user-space stand-ins, cid_atomic.h), in nesting order:
  *   mutex      the kernel's mm_cid.mutex and mm_cid.lock folded into one:
@@ -89,7 +109,17 @@
  *     busy the switch-in fails (cidk_lease_enter() waits).
  *   - the forking task is handed over by the walk like every other task
  *     (the kernel transfers `current` first, then walks the others: the
- *     same when the forker is first on the list, as the first task is).
+ *     same when the forker is first on the list, as the first task is);
+ *   - the walk's two passes go over one list of the mm's tasks in
+ *     creation order (the kernel: the thread group, then every task of
+ *     the system, since VFORK's pull a list of the mm's users); the
+ *     behaviour without VFORK is our reading of the fix's summary;
+ *   - exit runs on the running task (as do_exit() does) only when the
+ *     checker calls cidk__cid_exit_running(); cidk_cid_exit() (the
+ *     simulator, leases) switches the task out first; a task exiting
+ *     while not running touches no CPU's CID;
+ *   - without W3 the exiting task takes its CPU's CID only when the CPU
+ *     owns one (the change log: "reassigns the per CPU CID").
  *
  * Cost: a switch-in in per-task mode that keeps its CID is two loads of
  * mm words, the rq_lock, and no bitmap RMW; a switch-out one load.  The
