@@ -686,7 +686,9 @@ static void exit_cpu_cid(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
  * transit) goes back to the pool, a CPU's stays with the CPU.  @t may
  * still run on its CPU (cidk__cid_exit_running, as in the kernel) or be
  * switched out already (cidk_cid_exit: the simulator's and the leases'
- * order).  The last user's exit switches no mode and walks nothing.
+ * order).  The last user's exit on its CPU switches no mode and walks
+ * nothing, as the kernel's, whose mm goes away; a lease domain outlives
+ * its users, so there (not running) the last exit still switches back.
  */
 static void ownership_exit(struct cidk_cid_mm *mm, struct cidk_cid_task *t)
 {
@@ -703,7 +705,8 @@ static void ownership_exit(struct cidk_cid_mm *mm, struct cidk_cid_task *t)
 		cidk__cid_put(mm, sh, own_cid(t->own));
 	t->own = OWN_UNSET;
 	rq_unlock(sl);
-	if (cidk__sub(&mm->nr_users, 1) != 1) /* not the last user */
+	/* the kernel's last user walks nothing: its mm goes away */
+	if (cidk__sub(&mm->nr_users, 1) != 1 || !running)
 		dir = update_max_cids(mm, false);
 	if (dir < 0) {
 		cidk__st_add(sh, ST_MODE_SWITCHES, 1);
