@@ -68,6 +68,15 @@ static unsigned int promised_bound(struct cid_model *cm)
 	}
 }
 
+/* The fork of task @i: a thread, or a CLONE_VM user (scenario.h). */
+static void fork_task(struct cid_model *cm, unsigned int i)
+{
+	if (cm->s->task[i].clone_vm)
+		cidk__cid_fork_vm(cm->mm, &cm->task[i], cm->amask[i]);
+	else
+		cidk_cid_fork(cm->mm, &cm->task[i], cm->amask[i]);
+}
+
 static void reset(void *ctx)
 {
 	struct cid_model *cm = ctx;
@@ -95,7 +104,7 @@ static void reset(void *ctx)
 	}
 	for (unsigned int i = 0; i < s->ntasks; i++)
 		if (s->task[i].initial) {
-			cidk_cid_fork(cm->mm, &cm->task[i], cm->amask[i]);
+			fork_task(cm, i);
 			cm->alive[i] = true;
 		}
 }
@@ -163,13 +172,13 @@ static void run_event(struct cid_model *cm, unsigned int tid,
 		break;
 	case SCN_EXIT:
 		cm->in_user[tid] = false;
-		cidk_cid_exit(cm->mm, t, cm->now);
+		cidk__cid_exit_running(cm->mm, t, cm->now); /* do_exit() */
 		if (cm->cpu_of[cpu] == tid)
 			cm->cpu_of[cpu] = NOBODY;
 		cm->alive[tid] = false;
 		break;
 	case SCN_FORK:
-		cidk_cid_fork(cm->mm, &cm->task[e->arg], cm->amask[e->arg]);
+		fork_task(cm, e->arg);
 		cm->alive[e->arg] = true;
 		cm->started[e->arg] = true;
 		break;
@@ -453,7 +462,7 @@ static void dump(void *ctx, FILE *f)
 		if (cidk_mask_test_atomic(mm->cidmask, c))
 			fprintf(f, " %u", c);
 	if (cm->p.kind == CIDK_CID_OWNERSHIP) {
-		unsigned int mode = cm->p.variant == CIDK_CID_VARIANT_V6_19 ?
+		unsigned int mode = (cm->p.reverted & CIDK_CID_FIX_W2) ?
 			(cidk__load_u(&mm->percpu) ? 0x40000000u : 0) |
 				cidk__load_u(&mm->transit) :
 			cidk__load_u(&mm->mode);

@@ -47,8 +47,10 @@ static const char about[] =
 	"numbered trace (step, thread, event, operation, lib/cid source line).\n";
 
 static const char epilog[] =
-	"Policies: bitmap, lazy, lazy-batched, cache-local, inherit, ownership,\n"
-	"ownership:v6.19.  --list, --show, --mutants and --growth exclude each other.\n"
+	"Policies: bitmap, lazy, lazy-batched, cache-local, inherit, ownership;\n"
+	"ownership without published fixes: ownership:v6.19 (none), :-W1 (all but\n"
+	"W1), :-W1-FORK, :+W1+W4 (only those); fixes W1 W2 W3 W4 FEB FORK VFORK\n"
+	"(docs/check.md).  --list, --show, --mutants and --growth exclude each other.\n"
 	"\n"
 	"A scenario file (one statement a line, # comments; --show NAME prints one):\n"
 	"  name NAME / about TEXT / cpus N / allowed CPULIST / policy P\n"
@@ -149,7 +151,8 @@ static int run_prepare(struct run *x, const struct opts *o)
 		pol = "ownership";
 	if (cidk_cid_params_parse(pol, &x->p))
 		return cli_error("check: unknown policy '%s' (see --help)", pol);
-	snprintf(x->policy, sizeof(x->policy), "%s", pol);
+	if (cidk_cid_params_name(&x->p, x->policy, sizeof(x->policy)) < 0)
+		snprintf(x->policy, sizeof(x->policy), "%s", pol);
 	if (cid_model_new(&x->s, &x->p, &x->m, &x->cm))
 		return cli_error("check: scenario %s cannot run under %s", x->s.name,
 				 pol);
@@ -1018,7 +1021,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	uint64_t max_steps = 20000, max_schedules = 0, random = 0, seed = 1;
 	struct opt opts[] = {
 		{ OPT_STRING("policy", 0, &o->policy, "P",
-			     "a policy, or ownership:v6.19 (default: each "
+			     "a policy, or ownership:v6.19, ownership:-W1... (default: each "
 			     "scenario's own)") },
 		{ OPT_STRING("scenario", 0, &o->scenario, "S",
 			     "a name from --list, else a scenario file (default: "

@@ -81,6 +81,41 @@ const char *const scn_library[] = {
 	"task T1 initial: migrate 1; in 1; out; migrate 0; in 0; out\n"
 	"task T2: in 1; out\n",
 
+	/* each 2026 fix shown necessary on its own (docs/check.md) */
+	"name exit-switch-back\n"
+	"about W3: an exit on the running task switches back to per-task; without "
+	"the fix its CPU's CID passes to it in transit and, kept at its last "
+	"switch-out (W4), leaks\n"
+	"cpus 4\n"
+	"allowed 0-1\n"
+	"policy ownership\n"
+	"expect pass\n"
+	"task T0 initial: in 0; fork T2; out\n"
+	"task T1 initial: exit\n"
+	"task T2: in 0; exit\n",
+
+	"name exit-in-transit\n"
+	"about FEB: T1 exits holding the transit CID the fork's walk gave it (W1); "
+	"without the fix the switch back gives its CPU's CID back with the TRANSIT "
+	"bit in it\n"
+	"cpus 4\n"
+	"allowed 0-1\n"
+	"policy ownership\n"
+	"expect pass\n"
+	"task T0 initial: in 0; fork T2; out\n"
+	"task T1 initial: in 1; exit\n"
+	"task T2: exit\n",
+
+	"name vfork-walk\n"
+	"about VFORK: a fork goes per-CPU while a CLONE_VM user holds a CID; without "
+	"the fix the walk counts the threads twice, misses it, and T2 finds no CID\n"
+	"cpus 2\n"
+	"policy ownership\n"
+	"expect pass\n"
+	"task T0 initial: in 0; fork T2; out\n"
+	"task V initial clone-vm:\n"
+	"task T2: in 1; out\n",
+
 	/* every policy */
 	"name switch-race\n"
 	"about two tasks switching in and out on two CPUs at the same time\n"
@@ -612,30 +647,30 @@ int scn_parse(const char *text, struct scenario *s, char *why, size_t len)
 			snprintf(t->name, sizeof(t->name), "%s", name);
 			t->line = p.line;
 			r = skip_ws(r);
-			if (*r != ':') {
+			/* [initial] [clone-vm] [affinity CPULIST], any order */
+			while (*r && *r != ':') {
 				at = r;
 				r = word(r, flag, sizeof(flag));
-				if (!strcmp(flag, "initial")) {
+				if (!strcmp(flag, "initial") && !t->initial) {
 					t->initial = true;
-					r = skip_ws(r);
-					at = r;
-					r = word(r, flag, sizeof(flag));
-				}
-				if (!strcmp(flag, "affinity")) {
+				} else if (!strcmp(flag, "clone-vm") && !t->clone_vm) {
+					t->clone_vm = true;
+				} else if (!strcmp(flag, "affinity") && !t->affinity) {
 					char v[256]; /* as an affinity's cpulist */
 
+					r = skip_ws(r);
 					at = r;
 					r = word(r, v, sizeof(v));
-					if (parse_cpus(v, s->cpus, &t->affinity))
+					if (parse_cpus(v, s->cpus, &t->affinity) ||
+					    !t->affinity)
 						return err_near(&p, token_at(at, tok, sizeof(tok)),
 								"'affinity' needs a cpulist below %u",
 								s->cpus);
-				} else if (flag[0]) {
-					return err_near(&p, token_at(at, tok, sizeof(tok)),
-							"expected 'initial', 'affinity "
-							"CPULIST' or ':' after the task name");
 				} else {
-					r = at;
+					return err_near(&p, token_at(at, tok, sizeof(tok)),
+							"expected 'initial', 'clone-vm', "
+							"'affinity CPULIST' or ':' after the "
+							"task name");
 				}
 				r = skip_ws(r);
 			}

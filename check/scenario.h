@@ -15,11 +15,17 @@
  *	task T1 initial: in 1; out; migrate 2; in 2
  *	task T2 initial affinity 1-2:   (its own CPUs; default 'allowed')
  *	task T3: in 1; out
+ *	task V initial clone-vm: in 2; out
  *
  * The full grammar, for users, is in docs/check.md ("Scenario files").
  * A task is one thread of the explorer.  `initial` tasks join the mm (a
  * fork, in the order given) before the exploration starts; the others are
  * created by a `fork NAME` event of a running task and start after it.
+ * A `clone-vm` task shares the mm without being a thread of its process
+ * (vfork(), clone(CLONE_VM)): the ownership walks find it another way.
+ * `exit` of a running task runs while it still holds its CPU (the
+ * kernel's do_exit()), then switches out for good; a task not running
+ * exits as if it had run elsewhere (a shorthand).
  * Events: `in CPU` (switch in, on an idle CPU), `out`, `fork TASK`,
  * `exit`, `migrate CPU` (while not running), `affinity CPULIST`, `tick`,
  * `rtu` (return to user), and `enter CPU` / `leave`: a switch in and
@@ -61,6 +67,7 @@ struct scn_task {
 	bool initial;
 	uint64_t affinity;  /* its CPUs at its fork; 0: the scenario's allowed */
 	unsigned int line;  /* where it is declared (for messages) */
+	bool clone_vm;	    /* shares the mm, not a thread (vfork, CLONE_VM) */
 	unsigned int nev;
 	struct scn_event ev[SCN_MAX_EVENTS];
 };

@@ -68,16 +68,32 @@ enum cidk_cid_policy_kind {
 };
 
 /*
- * Variants of a policy: a published behaviour that a later fix removed,
- * kept so that the checker and the stress tests can show the bug and the
- * fix side by side.  Only ownership has variants today.
+ * The published 2026 fixes of the ownership policy, one bit each, so that
+ * the checker can take out one fix, or several, and show what each buys
+ * (docs/check.md has the table; lib/cid/ownership.c the sources).  A
+ * policy spec names them: "ownership" (every fix), "ownership:v6.19"
+ * (none: the design as first merged, Nov 2025), "ownership:-W1" (every
+ * fix but W1), "ownership:-W1-FORK" (every fix but those), and
+ * "ownership:+W1+W4" (v6.19 with only those).  Only ownership has fixes.
  */
-enum cidk_cid_variant {
-	CIDK_CID_VARIANT_CURRENT = 0, /* every published fix applied */
-	CIDK_CID_VARIANT_V6_19,	      /* ownership as first merged (Nov 2025):
-					 no transit phase for task -> CPU, new
-					 task a CID user before it is visible */
-	CIDK_CID_NR_VARIANTS,
+enum cidk_cid_fix {
+	CIDK_CID_FIX_W1 = 1u << 0,    /* "Prevent live lock on task to CPU mode
+					 transition" (2026-02-02): a transit
+					 phase for the task -> CPU switch */
+	CIDK_CID_FIX_W2 = 1u << 1,    /* "Protect transition on weakly ordered
+					 systems" (2026-02-02): one mode word */
+	CIDK_CID_FIX_W3 = 1u << 2,    /* "Drop per CPU CID immediately when
+					 switching to per task mode"
+					 (2026-02-02) */
+	CIDK_CID_FIX_W4 = 1u << 3,    /* "Optimize transitional CIDs when
+					 scheduling out" (2026-02-02) */
+	CIDK_CID_FIX_FEB = 1u << 4,   /* "Don't assume CID is CPU owned on mode
+					 switch" (2026-02-10) */
+	CIDK_CID_FIX_FORK = 1u << 5,  /* "Prevent CID stalls due to concurrent
+					 forks" (2026-03-10) */
+	CIDK_CID_FIX_VFORK = 1u << 6, /* "Handle vfork()/CLONE_VM correctly"
+					 (2026-03-10) */
+	CIDK_CID_FIXES_ALL = (1u << 7) - 1,
 };
 
 /* Where the lazy family's compaction work runs when it is due. */
@@ -93,7 +109,8 @@ struct cidk_cid_params {
 				      ignored by the other policies) */
 	uint64_t expiry_ns;	   /* 0: CIDK_CID_EXPIRY_NS */
 	uint64_t scan_period_ns;   /* 0: CIDK_CID_SCAN_PERIOD_NS */
-	enum cidk_cid_variant variant; /* ownership; default CURRENT */
+	unsigned int reverted;	   /* ownership: the CIDK_CID_FIX_* taken out
+				      (default 0: every fix applied) */
 };
 
 /* Per-mm cost counters: what the policies are compared on. */
@@ -141,6 +158,8 @@ struct cidk_cid_task {
 	bool running;
 	/* policy-private (ownership), never touched by drivers: */
 	bool active;		       /* counted in the mm's users */
+	bool clone_vm;		       /* shares the mm without being a thread of
+					  its process (vfork, CLONE_VM) */
 	unsigned int own;	       /* the kernel's t->mm_cid.cid, with flags */
 	struct cidk_cid_task *next;    /* the mm's task list */
 };
@@ -167,18 +186,34 @@ CIDK_EXPORT void cidk_cid_params_default(struct cidk_cid_params *p,
 					 enum cidk_cid_policy_kind kind);
 
 /*
- * cidk_cid_variant_name - "current", "v6.19"; NULL for an unknown one.
+ * cidk_cid_fix_name - "W1", "W2", "W3", "W4", "FEB", "FORK", "VFORK" for
+ * one CIDK_CID_FIX_* bit; NULL for anything else.
  */
-CIDK_EXPORT const char *cidk_cid_variant_name(enum cidk_cid_variant v);
+CIDK_EXPORT const char *cidk_cid_fix_name(unsigned int fix);
 
 /*
- * cidk_cid_params_parse - the defaults for the policy named by @spec,
- * "NAME" or "NAME:VARIANT" (e.g. "ownership:v6.19"; "ownership:current"
- * is the default).  Returns 0, or -EINVAL for an unknown name, an unknown
- * variant, or a variant of a policy that has none (*p unchanged).
+ * cidk_cid_params_parse - the defaults for the policy named by @spec:
+ * "NAME", or for ownership "NAME:FIXES" where FIXES is "current" (every
+ * fix, the default), "v6.19" (none), "-F[-F...]" (every fix but those) or
+ * "+F[+F...]" (v6.19 with only those), F a name of cidk_cid_fix_name()
+ * in any case, each at most once.  Returns 0, or -EINVAL for an unknown
+ * name, an unknown or repeated fix, a mix of + and -, or a suffix on a
+ * policy that has no fixes (*p unchanged).
  */
 CIDK_EXPORT int cidk_cid_params_parse(const char *spec,
 				      struct cidk_cid_params *p);
+
+/*
+ * cidk_cid_params_name - the spec of @p's policy and fixes, in the form
+ * cidk_cid_params_parse() reads back to the same kind and fixes: "NAME",
+ * "ownership:v6.19" when every fix is out, else "ownership:-F-F" when at
+ * most half of the fixes are out, "ownership:+F+F" otherwise (fixes in
+ * the order of their bits).  Writes at most @len bytes (NUL included).
+ * Returns the length of the full name (as snprintf), or -EINVAL for an
+ * unknown kind or unknown fix bits.
+ */
+CIDK_EXPORT int cidk_cid_params_name(const struct cidk_cid_params *p,
+				     char *buf, size_t len);
 
 /* ---- life cycle --------------------------------------------------------- */
 

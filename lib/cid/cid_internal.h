@@ -101,7 +101,7 @@ struct cidk_cid_mm {
 
 	/* ownership (ownership.c says which lock orders what) */
 	_Alignas(CIDK__CACHELINE) _Atomic unsigned int mode; /* ONCPU|TRANSIT */
-	_Atomic unsigned int percpu;   /* v6.19: the mode as two words */
+	_Atomic unsigned int percpu;   /* without W2: the mode as two words */
 	_Atomic unsigned int transit;
 	_Atomic unsigned int max_cids; /* min(opt + opt/4, nr_cpu_ids) */
 	_Atomic unsigned int mutex;    /* mm_cid.mutex (+ .lock, folded in) */
@@ -109,6 +109,10 @@ struct cidk_cid_mm {
 	unsigned int pcpu_thrs;	       /* mutex */
 	bool own_percpu;	       /* mutex: the mode of record */
 	struct cidk_cid_task *tasks;   /* list_lock: creation order */
+	unsigned int bad_put;	       /* mutex: the first CID value given back
+					  out of range (0: none), which the
+					  kernel's clear_bit() would have written
+					  far past the bitmap (without FEB) */
 };
 
 /*
@@ -287,6 +291,23 @@ __attribute__((format(printf, 3, 4))) int cidk__cid_why(char *why, size_t len,
 int cidk__ownership_check(const struct cidk_cid_mm *mm,
 			  struct cidk_cid_task *const *tasks, unsigned int n,
 			  char *why, size_t whylen);
+
+/*
+ * cidk__cid_exit_running - @t leaves @mm while it still runs on its CPU,
+ * as the kernel's do_exit() -> sched_mm_cid_exit() does, then switches
+ * out for the last time.  Ownership only (the other policies, and a @t
+ * not running: cidk_cid_exit()).  Used by the checker.
+ */
+void cidk__cid_exit_running(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			    uint64_t now);
+
+/*
+ * cidk__cid_fork_vm - cidk_cid_fork() of a task that shares @mm without
+ * being a thread of its process (vfork(), clone(CLONE_VM) without
+ * CLONE_THREAD): the ownership walks find it by another route (VFORK).
+ */
+int cidk__cid_fork_vm(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+		      const struct cidk_mask *allowed);
 
 /*
  * cidk__cid_try_switch_in - the switch-in of @t of @mm on @cpu at @now

@@ -9,7 +9,9 @@
  * and written only through atomic loads and RMWs (mask.h's word view), so
  * that a search may run while other drivers take and release bits.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,16 +67,97 @@ int cidk_cid_policy_parse(const char *name, enum cidk_cid_policy_kind *kind)
 	return -EINVAL;
 }
 
-static const char *const variant_names[CIDK_CID_NR_VARIANTS] = {
-	[CIDK_CID_VARIANT_CURRENT] = "current",
-	[CIDK_CID_VARIANT_V6_19] = "v6.19",
+static const char *const fix_names[] = {
+	"W1", "W2", "W3", "W4", "FEB", "FORK", "VFORK",
 };
+#define NR_FIXES (sizeof(fix_names) / sizeof(fix_names[0]))
 
-const char *cidk_cid_variant_name(enum cidk_cid_variant v)
+const char *cidk_cid_fix_name(unsigned int fix)
 {
-	if ((unsigned int)v >= CIDK_CID_NR_VARIANTS)
-		return NULL;
-	return variant_names[v];
+	for (unsigned int i = 0; i < NR_FIXES; i++)
+		if (fix == 1u << i)
+			return fix_names[i];
+	return NULL;
+}
+
+/* One fix name of @len bytes at @s, any case: its bit, or 0. */
+static unsigned int fix_bit(const char *s, size_t len)
+{
+	for (unsigned int i = 0; i < NR_FIXES; i++) {
+		size_t k = 0;
+
+		if (strlen(fix_names[i]) != len)
+			continue;
+		while (k < len && toupper((unsigned char)s[k]) == fix_names[i][k])
+			k++;
+		if (k == len)
+			return 1u << i;
+	}
+	return 0;
+}
+
+/* The FIXES of "ownership:FIXES" as the bits reverted; -EINVAL if bad. */
+static int parse_fixes(const char *s, unsigned int *reverted)
+{
+	unsigned int named = 0;
+	char sign = s[0];
+
+	if (!strcmp(s, "current")) {
+		*reverted = 0;
+		return 0;
+	}
+	if (!strcmp(s, "v6.19")) {
+		*reverted = CIDK_CID_FIXES_ALL;
+		return 0;
+	}
+	if (sign != '-' && sign != '+')
+		return -EINVAL;
+	while (*s) {
+		const char *name = s + 1;
+		size_t len = strcspn(name, "+-");
+		unsigned int bit;
+
+		if (*s != sign)
+			return -EINVAL; /* '+' and '-' mixed */
+		bit = fix_bit(name, len);
+		if (!bit || (named & bit))
+			return -EINVAL;
+		named |= bit;
+		s = name + len;
+	}
+	*reverted = sign == '-' ? named : CIDK_CID_FIXES_ALL & ~named;
+	return 0;
+}
+
+int cidk_cid_params_name(const struct cidk_cid_params *p, char *buf, size_t len)
+{
+	unsigned int r, n = 0, out;
+	char sign;
+	size_t at;
+	int k;
+
+	if (!p || (unsigned int)p->kind >= CIDK_CID_NR_POLICIES ||
+	    (p->reverted & ~CIDK_CID_FIXES_ALL))
+		return -EINVAL;
+	r = p->reverted;
+	if (!r || p->kind != CIDK_CID_OWNERSHIP)
+		return snprintf(buf, len, "%s", policy_ops[p->kind]->name);
+	if (r == CIDK_CID_FIXES_ALL)
+		return snprintf(buf, len, "%s:v6.19", policy_ops[p->kind]->name);
+	for (unsigned int i = 0; i < NR_FIXES; i++)
+		n += (r >> i) & 1u;
+	sign = 2 * n <= NR_FIXES ? '-' : '+';
+	out = sign == '-' ? r : CIDK_CID_FIXES_ALL & ~r;
+	k = snprintf(buf, len, "%s:", policy_ops[p->kind]->name);
+	at = (size_t)k;
+	for (unsigned int i = 0; i < NR_FIXES; i++) {
+		if (!(out & (1u << i)))
+			continue;
+		k = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,
+			     "%c%s", sign, fix_names[i]);
+		at += (size_t)k;
+	}
+	return (int)at;
 }
 
 int cidk_cid_params_parse(const char *spec, struct cidk_cid_params *p)
@@ -83,7 +166,7 @@ int cidk_cid_params_parse(const char *spec, struct cidk_cid_params *p)
 	const char *colon;
 	enum cidk_cid_policy_kind kind;
 	size_t len;
-	int v = CIDK_CID_VARIANT_CURRENT;
+	unsigned int reverted = 0;
 
 	if (!spec || !p)
 		return -EINVAL;
@@ -96,15 +179,13 @@ int cidk_cid_params_parse(const char *spec, struct cidk_cid_params *p)
 	if (cidk_cid_policy_parse(name, &kind))
 		return -EINVAL;
 	if (colon) {
-		for (v = 0; v < CIDK_CID_NR_VARIANTS; v++)
-			if (!strcmp(colon + 1, variant_names[v]))
-				break;
-		if (v == CIDK_CID_NR_VARIANTS ||
-		    (v != CIDK_CID_VARIANT_CURRENT && kind != CIDK_CID_OWNERSHIP))
+		if (parse_fixes(colon + 1, &reverted))
+			return -EINVAL;
+		if (kind != CIDK_CID_OWNERSHIP && strcmp(colon + 1, "current"))
 			return -EINVAL;
 	}
 	cidk_cid_params_default(p, kind);
-	p->variant = (enum cidk_cid_variant)v;
+	p->reverted = reverted;
 	return 0;
 }
 
@@ -132,9 +213,8 @@ int cidk_cid_mm_create(const struct cidk_cid_params *p,
 	    !nr_cpu_ids || nr_cpu_ids > SLOT_CID_MASK ||
 	    nr_cpu_ids > CIDK_MASK_MAX_BITS || allowed->nbits != nr_cpu_ids ||
 	    cidk_mask_empty(allowed) ||
-	    (unsigned int)p->variant >= CIDK_CID_NR_VARIANTS ||
-	    (p->variant != CIDK_CID_VARIANT_CURRENT &&
-	     p->kind != CIDK_CID_OWNERSHIP))
+	    (p->reverted & ~CIDK_CID_FIXES_ALL) ||
+	    (p->reverted && p->kind != CIDK_CID_OWNERSHIP))
 		return -EINVAL;
 	if (p->kind == CIDK_CID_LAZY_BATCHED && !p->batch)
 		return -EINVAL;
@@ -182,6 +262,7 @@ int cidk_cid_mm_create(const struct cidk_cid_params *p,
 	atomic_init(&mm->mutex, 0);
 	atomic_init(&mm->list_lock, 0);
 	mm->pcpu_thrs = 0;
+	mm->bad_put = 0;
 	mm->tasks = NULL;
 	atomic_init(&mm->nr_cids_used, 0);
 	atomic_init(&mm->next_scan, 0);
@@ -221,12 +302,13 @@ static unsigned int grow_union(struct cidk_cid_mm *mm,
  * mode (its fork/exit do the whole accounting); the other policies only
  * need the count.
  */
-int cidk_cid_fork(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
-		  const struct cidk_mask *allowed)
+static int fork_task(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+		     const struct cidk_mask *allowed, bool clone_vm)
 {
 	if (!allowed || allowed->nbits != mm->nr_cpu_ids)
 		return -EINVAL;
 	cidk_cid_task_init(t);
+	t->clone_vm = clone_vm;
 	if (mm->ops->fork) {
 		mm->ops->fork(mm, t, allowed);
 		return 0;
@@ -234,6 +316,18 @@ int cidk_cid_fork(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 	grow_union(mm, allowed);
 	cidk__add(&mm->nr_users, 1);
 	return 0;
+}
+
+int cidk_cid_fork(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+		  const struct cidk_mask *allowed)
+{
+	return fork_task(mm, t, allowed, false);
+}
+
+int cidk__cid_fork_vm(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+		      const struct cidk_mask *allowed)
+{
+	return fork_task(mm, t, allowed, true);
 }
 
 void cidk_cid_exit(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
@@ -246,6 +340,17 @@ void cidk_cid_exit(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 		return;
 	}
 	cidk__sub(&mm->nr_users, 1);
+}
+
+void cidk__cid_exit_running(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
+			    uint64_t now)
+{
+	if (!t->running || mm->p.kind != CIDK_CID_OWNERSHIP) {
+		cidk_cid_exit(mm, t, now);
+		return;
+	}
+	mm->ops->exit(mm, t); /* still current on t->cpu */
+	cidk_cid_switch(t->cpu, mm, t, NULL, NULL, now); /* the last schedule */
 }
 
 int cidk_cid_set_affinity(struct cidk_cid_mm *mm, struct cidk_cid_task *t,

@@ -9,16 +9,26 @@
  *          "sched/mmcid: Provide CID ownership mode fixup functions"
  *          (2025-10-29) describes the modes, the fixup walks and the
  *          hysteresis pcpu_thrs = min(opt - opt/4, nr_cpu_ids/2).
- *   [WOES] "sched/mmcid: Cure mode transition woes", V2 2026-02-02:
- *          1/4 "Prevent live lock on task to CPU mode transition" (the
+ *   [WOES] "sched/mmcid: Cure mode transition woes", V2 2026-02-02 (tip
+ *          sched/urgent 2026-02-04):
+ *          1/4 "Prevent live lock on task to CPU mode transition" (W1: the
  *          task->CPU switch gains the transit phase the reverse one had),
- *          2/4 "Protect transition on weakly ordered systems" (one mode
- *          word instead of two), 4/4 "Optimize transitional CIDs when
- *          scheduling out" (a transit CID is kept, not dropped, once the
- *          transition is over).
+ *          2/4 "Protect transition on weakly ordered systems" (W2: one
+ *          mode word instead of two), 3/4 "Drop per CPU CID immediately
+ *          when switching to per task mode" (W3: an exit that switches
+ *          back gives its CPU's CID back instead of passing it to the
+ *          exiting task in transit), 4/4 "Optimize transitional CIDs when
+ *          scheduling out" (W4: a transit CID is kept, not dropped, once
+ *          the transition is over).
+ *   [FEB]  "sched/mmcid: Don't assume CID is CPU owned on mode switch",
+ *          2026-02-10 (1e83ccd5921a): W3's drop only when the CPU owns
+ *          the CID (a task still in transit had given it back already).
  *   [FORK] "sched/mmcid: Prevent CID stalls due to concurrent forks",
  *          2026-03-10, sched-urgent 2026-03-15: the new task becomes a
  *          CID user only after it is visible to the fixup walk.
+ *   [VFORK] "sched/mmcid: Handle vfork()/CLONE_VM correctly", same pull:
+ *          the walk's second pass, for the users that share the mm
+ *          without being threads, no longer counts the threads again.
  *
  * Ownership.  A CID is owned by a task (its `own` word holds the plain
  * CID) or by a CPU (the CPU's slot holds CID | ONCPU; a task running
@@ -43,17 +53,27 @@
  * allowance, and during transitions): the kernel's bound, not the
  * nr_cpus_allowed of the older designs.
  *
- * Variants (params.variant):
- *   CURRENT  every fix above;
- *   V6_19    as first merged: the task->CPU switch sets the mode with no
- *            transit phase ([WOES] 1/4 removed that), the mode is two
- *            words percpu and transit, written transit-first ([WOES] 2/4
- *            made it one; under sequential consistency the two orders are
- *            indistinguishable, so this is an assumption about the
- *            merged code that only weak ordering could expose), a transit
- *            CID is always dropped at switch-out ([WOES] 4/4), and fork
- *            counts the new task as a user and gives it a CID before it
- *            is on the task list ([FORK]).
+ * Fixes (params.reverted: the CIDK_CID_FIX_* bits taken out; 0 = all):
+ *   W1     without it the task->CPU switch sets the mode with no transit
+ *          phase and the walk moves a running task's CID to its CPU;
+ *   W2     without it the mode is two words percpu and transit, written
+ *          transit-first; under sequential consistency no switch sees
+ *          the new percpu word with the old transit word, so this is an
+ *          assumption about the merged code that only weak ordering could
+ *          expose;
+ *   W3     without it an exit that switches back to per-task passes its
+ *          CPU's CID (when the CPU owns one) to the exiting task, in
+ *          transit; with W4 the task keeps it at its last switch-out;
+ *   W4     without it a transit CID is always dropped at switch-out;
+ *   FEB    without it W3's drop takes the CPU's CID as CPU-owned, and a
+ *          value with TRANSIT in it is given back (put_value() records
+ *          it for the invariant checker instead of writing past the
+ *          bitmap, as the kernel's clear_bit() did);
+ *   FORK   without it fork counts the new task as a user and gives it a
+ *          CID before it is on the task list;
+ *   VFORK  without it the walk's second pass counts threads against the
+ *          users left and stops before the CLONE_VM users.
+ *   "v6.19" takes out all seven: the design as first merged.
  *
  * Locks (user-space stand-ins, cid_atomic.h), in nesting order:
  *   mutex      the kernel's mm_cid.mutex and mm_cid.lock folded into one:
@@ -89,7 +109,17 @@
  *     busy the switch-in fails (cidk_lease_enter() waits).
  *   - the forking task is handed over by the walk like every other task
  *     (the kernel transfers `current` first, then walks the others: the
- *     same when the forker is first on the list, as the first task is).
+ *     same when the forker is first on the list, as the first task is);
+ *   - the walk's two passes go over one list of the mm's tasks in
+ *     creation order (the kernel: the thread group, then every task of
+ *     the system, since VFORK's pull a list of the mm's users); the
+ *     behaviour without VFORK is our reading of the fix's summary;
+ *   - exit runs on the running task (as do_exit() does) only when the
+ *     checker calls cidk__cid_exit_running(); cidk_cid_exit() (the
+ *     simulator, leases) switches the task out first; a task exiting
+ *     while not running touches no CPU's CID;
+ *   - without W3 the exiting task takes its CPU's CID only when the CPU
+ *     owns one (the change log: "reassigns the per CPU CID").
  *
  * Cost: a switch-in in per-task mode that keeps its CID is two loads of
  * mm words, the rq_lock, and no bitmap RMW; a switch-out one load.  The
@@ -121,9 +151,26 @@ static inline bool in_transit(unsigned int v)
 	return (v & OWN_TRANSIT) != 0 && v != OWN_UNSET;
 }
 
-static inline bool v6_19(const struct cidk_cid_mm *mm)
+/* Is the published fix @fix (CIDK_CID_FIX_*) applied? */
+static inline bool fixed(const struct cidk_cid_mm *mm, unsigned int fix)
 {
-	return mm->p.variant == CIDK_CID_VARIANT_V6_19;
+	return !(mm->p.reverted & fix);
+}
+
+/*
+ * Give back a CID the way the kernel's clear_bit() would: a value at or
+ * above nr_cpu_ids (flag bits left in it) is recorded for the invariant
+ * checker instead of written past the bitmap.
+ */
+static void put_value(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
+		      unsigned int v)
+{
+	if (v >= mm->nr_cpu_ids) {
+		if (!mm->bad_put)
+			mm->bad_put = v;
+		return;
+	}
+	cidk__cid_put(mm, sh, v);
 }
 
 /* ---- the pool ------------------------------------------------------------- */
@@ -224,13 +271,24 @@ static void move_task(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 /* Publish a new mode (mutex held); ONCPU and TRANSIT bits. */
 static void set_mode(struct cidk_cid_mm *mm, unsigned int mode)
 {
-	if (!v6_19(mm)) {
+	if (fixed(mm, CIDK_CID_FIX_W2)) {
 		cidk__st_mb(&mm->mode, mode);
 		return;
 	}
-	/* v6.19: two words, transit first (see the header) */
+	/* without W2: two words, transit first (see the header) */
 	cidk__st_mb(&mm->transit, mode & OWN_TRANSIT);
 	cidk__st_mb(&mm->percpu, (mode & OWN_ONCPU) ? 1u : 0u);
+}
+
+/* The mode as a switch reads it: one word (W2), or two loads. */
+static unsigned int load_mode(struct cidk_cid_mm *mm)
+{
+	unsigned int m;
+
+	if (fixed(mm, CIDK_CID_FIX_W2))
+		return cidk__ld(&mm->mode);
+	m = cidk__ld(&mm->percpu) ? OWN_ONCPU : 0;
+	return m | cidk__ld(&mm->transit);
 }
 
 static unsigned int min_u(unsigned int a, unsigned int b)
@@ -278,34 +336,60 @@ static int update_max_cids(struct cidk_cid_mm *mm, bool widened)
  * visible, active task's own CID goes to the CPU it runs on, or to the
  * pool when it is not running.  Then the transit phase ends.
  */
+/* One task of the walk: true when it is a CID user (active). */
+static bool fixup_task_to_cpu(struct cidk_cid_mm *mm,
+			      struct cidk__cid_shard *sh,
+			      struct cidk_cid_task *t)
+{
+	struct cidk__cid_slot *sl = task_rq_lock(mm, t);
+	bool user = t->active;
+
+	cidk__st_add(sh, ST_FIXUP_VISITS, 1);
+	if (t->active && on_task(t->own)) {
+		if (sl->curr == t &&
+		    !CIDK__MUTANT(CIDK__MUT_OWN_WALK_DROP_RUNNING)) {
+			/*
+			 * without W1: straight to the CPU; with it: in
+			 * transit, handed to the CPU at switch-out
+			 */
+			t->own |= fixed(mm, CIDK_CID_FIX_W1) ? OWN_TRANSIT :
+							       OWN_ONCPU;
+			sl->cid = t->own;
+		} else {
+			cidk__cid_put(mm, sh, t->own);
+			t->own = OWN_UNSET;
+		}
+	}
+	rq_unlock(sl);
+	return user;
+}
+
+/*
+ * The kernel's walk has two passes: the forker's threads, then (while
+ * users are left unaccounted for) every task of the system, for the
+ * vfork()/CLONE_VM users that are not threads.  Without VFORK the second
+ * pass counts the threads it meets again against the users left, so the
+ * budget runs out before it reaches the CLONE_VM users; with VFORK it
+ * skips the threads.  Our list holds both kinds, in creation order.
+ */
 static void fixup_tasks_to_cpus(struct cidk_cid_mm *mm,
 				struct cidk__cid_shard *sh)
 {
+	unsigned int users = cidk__ld(&mm->nr_users);
+
 	cidk__st_add(sh, ST_FIXUP_WALKS, 1);
 	cidk__lock(&mm->list_lock);
-	for (struct cidk_cid_task *t = mm->tasks; t; t = t->next) {
-		struct cidk__cid_slot *sl = task_rq_lock(mm, t);
-
-		cidk__st_add(sh, ST_FIXUP_VISITS, 1);
-		if (t->active && on_task(t->own)) {
-			if (sl->curr == t &&
-			    !CIDK__MUTANT(CIDK__MUT_OWN_WALK_DROP_RUNNING)) {
-				/*
-				 * v6.19: straight to the CPU; current: in
-				 * transit, handed to the CPU at switch-out
-				 * ([WOES] 1/4 and 4/4)
-				 */
-				t->own |= v6_19(mm) ? OWN_ONCPU : OWN_TRANSIT;
-				sl->cid = t->own;
-			} else {
-				cidk__cid_put(mm, sh, t->own);
-				t->own = OWN_UNSET;
-			}
-		}
-		rq_unlock(sl);
+	for (struct cidk_cid_task *t = mm->tasks; t; t = t->next)
+		if (!t->clone_vm && fixup_task_to_cpu(mm, sh, t) && users)
+			users--;
+	for (struct cidk_cid_task *t = mm->tasks; t && users; t = t->next) {
+		if (!t->clone_vm && fixed(mm, CIDK_CID_FIX_VFORK))
+			continue;
+		if (fixup_task_to_cpu(mm, sh, t))
+			users--;
 	}
 	cidk__unlock(&mm->list_lock);
-	if (!v6_19(mm))
+	if (fixed(mm, CIDK_CID_FIX_W1))
 		set_mode(mm, OWN_ONCPU); /* transit over */
 }
 
@@ -349,7 +433,8 @@ static void switch_mode(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
 {
 	cidk__st_add(sh, ST_MODE_SWITCHES, 1);
 	if (dir > 0) {
-		set_mode(mm, v6_19(mm) ? OWN_ONCPU : OWN_ONCPU | OWN_TRANSIT);
+		set_mode(mm, fixed(mm, CIDK_CID_FIX_W1) ?
+				     OWN_ONCPU | OWN_TRANSIT : OWN_ONCPU);
 		fixup_tasks_to_cpus(mm, sh);
 	} else {
 		set_mode(mm, OWN_TRANSIT);
@@ -387,7 +472,7 @@ static unsigned int from_task(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh
 				return CIDK_CID_NONE;
 			}
 		}
-		tcid |= v6_19(mm) ? cidk__ld(&mm->transit) : mode & OWN_TRANSIT;
+		tcid |= mode & OWN_TRANSIT;
 	}
 	sl->cid = tcid;
 	t->own = tcid;
@@ -424,7 +509,7 @@ static unsigned int from_cpu(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
 			}
 			cpu_cid = cid | OWN_ONCPU;
 		}
-		if (mode & OWN_TRANSIT) /* never set for v6.19 (percpu word) */
+		if (mode & OWN_TRANSIT) /* only with W1 */
 			cpu_cid = own_cid(cpu_cid) | OWN_TRANSIT;
 	}
 	sl->cid = cpu_cid;
@@ -470,10 +555,7 @@ static unsigned int ownership_switch_in(struct cidk_cid_mm *mm,
 	(void)now;
 	if (!sl)
 		return CIDK_CID_NONE;
-	if (v6_19(mm))
-		mode = cidk__ld(&mm->percpu) ? OWN_ONCPU : 0;
-	else
-		mode = cidk__ld(&mm->mode);
+	mode = load_mode(mm);
 	if (mode & OWN_ONCPU)
 		cid = from_cpu(mm, sh, t, sl, mode);
 	else
@@ -497,9 +579,9 @@ static void ownership_switch_out(struct cidk_cid_mm *mm,
 	(void)now;
 	sl->curr = NULL;
 	if (in_transit(t->own) && !CIDK__MUTANT(CIDK__MUT_OWN_KEEP_TRANSIT)) {
-		if (!v6_19(mm)) {
-			/* transition over: keep it, as the mode says ([WOES] 4/4) */
-			unsigned int mode = cidk__ld(&mm->mode);
+		if (fixed(mm, CIDK_CID_FIX_W4)) {
+			/* transition over: keep it, as the mode says */
+			unsigned int mode = load_mode(mm);
 
 			if (!(mode & OWN_TRANSIT) &&
 			    cid < cidk__ld(&mm->max_cids)) {
@@ -559,7 +641,7 @@ static void ownership_fork(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 	int dir;
 
 	t->own = OWN_UNSET;
-	if (!v6_19(mm))
+	if (fixed(mm, CIDK_CID_FIX_FORK))
 		list_add_task(mm, t);
 	cidk__lock(&mm->mutex);
 	cidk__cid_grow_union(mm, allowed);
@@ -573,28 +655,71 @@ static void ownership_fork(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 	if (t->own == CIDK_CID_NONE)
 		t->own = OWN_UNSET;
 	cidk__unlock(&mm->mutex);
-	if (v6_19(mm))
+	if (!fixed(mm, CIDK_CID_FIX_FORK))
 		list_add_task(mm, t);
 }
 
-/* sched_mm_cid_exit: @t is switched out already */
+/*
+ * The exiting task's CPU when the exit switches the mm back to per-task
+ * (rq_lock held, the mode already per-task with TRANSIT).  With W3 its
+ * CID goes back to the pool -- without FEB assuming the CPU owns it, so
+ * that a CID the task held in transit (its own already given back) is
+ * put again with the TRANSIT bit in it; without W3 (the leftover W3
+ * removed) the CPU's CID passes to the exiting task, in transit.
+ */
+static void exit_cpu_cid(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
+			 struct cidk_cid_task *t, struct cidk__cid_slot *sl)
+{
+	if (fixed(mm, CIDK_CID_FIX_W3)) {
+		if (!fixed(mm, CIDK_CID_FIX_FEB) || on_cpu(sl->cid)) {
+			sl->cid &= ~OWN_ONCPU; /* kept, not UNSET (kernel) */
+			put_value(mm, sh, sl->cid);
+		}
+	} else if (on_cpu(sl->cid)) {
+		t->own = own_cid(sl->cid) | OWN_TRANSIT;
+		sl->cid = t->own;
+	}
+}
+
+/*
+ * sched_mm_cid_exit: @t stops being a user; its own CID (task-owned or in
+ * transit) goes back to the pool, a CPU's stays with the CPU.  @t may
+ * still run on its CPU (cidk__cid_exit_running, as in the kernel) or be
+ * switched out already (cidk_cid_exit: the simulator's and the leases'
+ * order).  The last user's exit on its CPU switches no mode and walks
+ * nothing, as the kernel's, whose mm goes away; a lease domain outlives
+ * its users, so there (not running) the last exit still switches back.
+ */
 static void ownership_exit(struct cidk_cid_mm *mm, struct cidk_cid_task *t)
 {
 	struct cidk__cid_shard *sh = cidk__shard(mm, 0);
 	struct cidk__cid_slot *sl;
-	int dir;
+	bool running;
+	int dir = 0;
 
 	cidk__lock(&mm->mutex);
 	sl = task_rq_lock(mm, t);
+	running = sl->curr == t;
 	t->active = false;
 	if (on_task(t->own) || in_transit(t->own))
 		cidk__cid_put(mm, sh, own_cid(t->own));
 	t->own = OWN_UNSET;
 	rq_unlock(sl);
-	cidk__sub(&mm->nr_users, 1);
-	dir = update_max_cids(mm, false);
-	if (dir)
+	/* the kernel's last user walks nothing: its mm goes away */
+	if (cidk__sub(&mm->nr_users, 1) != 1 || !running)
+		dir = update_max_cids(mm, false);
+	if (dir < 0) {
+		cidk__st_add(sh, ST_MODE_SWITCHES, 1);
+		set_mode(mm, OWN_TRANSIT);
+		if (running) {
+			sl = rq_lock(mm, t->cpu);
+			exit_cpu_cid(mm, sh, t, sl);
+			rq_unlock(sl);
+		}
+		fixup_cpus_to_tasks(mm, sh);
+	} else if (dir > 0) {
 		switch_mode(mm, sh, dir);
+	}
 	cidk__unlock(&mm->mutex);
 	list_del_task(mm, t);
 }
@@ -650,6 +775,14 @@ int cidk__ownership_check(const struct cidk_cid_mm *mm,
 
 	if (!owner)
 		return -ENOMEM;
+	if (mm->bad_put) {
+		rc = cidk__cid_why(why, whylen,
+			 "a CID given back out of range: %#x (CID %u with flag bits "
+			 "%#x), a clear_bit() past the bitmap",
+			 mm->bad_put, own_cid(mm->bad_put),
+			 mm->bad_put & (OWN_ONCPU | OWN_TRANSIT));
+		goto out;
+	}
 	for (unsigned int c = 0; c < nr; c++)
 		owner[c] = CIDK_CID_NONE;
 #define CPU_OWNER 0x80000000u

@@ -12,9 +12,9 @@ run check --help
 ok $? "--help: usage, exit 0"
 
 run check --list
-[ $rc -eq 0 ] && [ "$(echo "$out" | grep -cE '^[a-z0-9-]+ +[a-z:.0-9-]+ +[0-9]+ CPUs')" -eq 15 ] &&
+[ $rc -eq 0 ] && [ "$(echo "$out" | grep -cE '^[a-z0-9-]+ +[a-z:.0-9-]+ +[0-9]+ CPUs')" -eq 18 ] &&
 	echo "$out" | grep -qE '^published-livelock +ownership:v6.19 +4 CPUs, 5 tasks, expect violation'
-ok $? "--list: 15 scenarios, the published live lock among them"
+ok $? "--list: 18 scenarios, the published live lock among them"
 
 # The published bugs, found on the merged design (each well under 60 s).
 for s in published-livelock livelock-3cpu; do
@@ -351,6 +351,17 @@ printf 'cpus 1\0task A initial:\n' >"$tmp/nul.scn"
 expect_usage_error "a NUL byte" check --scenario "$tmp/nul.scn"
 expect_usage_error "unknown policy" check --policy nope
 expect_usage_error "variant of a policy without" check --policy lazy:v6.19
+expect_usage_error "fixes joined by a comma" check --policy ownership:-W1,-FORK
+expect_usage_error "'+' and '-' fixes mixed" check --policy ownership:-W1+W4
+expect_usage_error "an unknown fix" check --policy ownership:-W5
+
+# A fix spec is printed back in one form (cid.h), which reads back the same.
+run check --scenario vfork-walk --policy ownership:-fork-w1
+[ $rc -eq 0 ] && echo "$out" | grep -q '^vfork-walk (ownership:-W1-FORK, 2 CPUs'
+ok $? "--policy ownership:-fork-w1 runs as ownership:-W1-FORK"
+run_status 1 check --scenario vfork-walk --policy ownership:+W1+W2+W3+W4+FEB+FORK
+[ $rc -eq 1 ] && echo "$out" | grep -q '^vfork-walk (ownership:-VFORK, 2 CPUs.*VIOLATION'
+ok $? "--policy ownership:+(all but VFORK) is ownership:-VFORK, and finds its stall"
 expect_usage_error "unknown mutant" check --mutant nope
 expect_usage_error "--list with --mutants (one group)" check --list --mutants
 expect_usage_error "--preemptions above 8" check --preemptions 9

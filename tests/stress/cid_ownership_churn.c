@@ -149,7 +149,7 @@ struct config {
 	unsigned int cap, base, wave; /* users: base <-> base + wave */
 };
 
-static void run(enum cidk_cid_variant var, const struct config *c,
+static void run(unsigned int var, const struct config *c,
 		uint64_t limit_ns)
 {
 	struct cidk_cid_params p;
@@ -157,14 +157,14 @@ static void run(enum cidk_cid_variant var, const struct config *c,
 	pthread_t base[MAXTH], th[MAXTH];
 	unsigned long sum = 0, n;
 	unsigned int waves = 0;
-	const char *vn = cidk_cid_variant_name(var);
-	bool cur = var == CIDK_CID_VARIANT_CURRENT, in_time;
+	const char *vn = var ? "v6.19" : "current";
+	bool cur = var == 0, in_time;
 	char why[200] = "";
 	uint64_t t0 = now_ns();
 	int rc;
 
 	cidk_cid_params_default(&p, CIDK_CID_OWNERSHIP);
-	p.variant = var;
+	p.reverted = var;
 	memset(counter, 0, sizeof(counter));
 	atomic_store(&leases, 0);
 	atomic_store(&bad_cid, 0);
@@ -254,8 +254,8 @@ int main(void)
 	};
 
 	for (unsigned int i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++)
-		run(CIDK_CID_VARIANT_CURRENT, &cfg[i], 60ull * 1000000000u);
+		run(0, &cfg[i], 60ull * 1000000000u);
 	for (unsigned int i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++)
-		run(CIDK_CID_VARIANT_V6_19, &cfg[i], 3ull * 1000000000u);
+		run(CIDK_CID_FIXES_ALL, &cfg[i], 3ull * 1000000000u);
 	return done_testing();
 }
