@@ -21,6 +21,7 @@
 #include "chk.h"
 #include "cid_model.h"
 #include "cli.h"
+#include "gen.h"
 #include "json.h"
 #include "opt.h"
 #include "scenario.h"
@@ -82,6 +83,7 @@ struct opts {
 	struct chk_opts c;
 	const char *policy, *scenario, *mutant, *replay;
 	bool json, list, mutants, growth, no_por;
+	struct gen_opts gen; /* --generate (gen.h) */
 };
 
 /* ---- one exploration ----------------------------------------------------------- */
@@ -675,6 +677,8 @@ static int do_growth(const struct opts *o)
 static int parse(int argc, char **argv, struct opts *o)
 {
 	uint64_t max_steps = 20000, max_schedules = 0, random = 0, seed = 1;
+	uint64_t generate = 0, budget = 0;
+	bool print_gen = false;
 	struct opt opts[] = {
 		{ OPT_STRING("policy", 0, &o->policy, "P",
 			     "a policy, or ownership:v6.19 (default: each "
@@ -709,6 +713,15 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ OPT_FLAG("growth", 0, &o->growth,
 			   "schedules and time as tasks and CPUs grow"), .group = 1 },
 		{ OPT_FLAG("json", 0, &o->json, "JSON instead of text") },
+		{ OPT_U64("generate", 0, &generate, 1, 100000000, "N",
+			  "N generated scenarios (--seed S picks them), each "
+			  "under every policy (or --policy); a violation prints "
+			  "the scenario file and its --replay"), .def = "" },
+		{ OPT_U64("budget", 0, &budget, 1, 86400, "SECONDS",
+			  "--generate: stop starting scenarios after SECONDS"),
+		  .def = "none" },
+		{ OPT_FLAG("print-generated", 0, &print_gen,
+			   "--generate: print the scenario texts, explore nothing") },
 		{ .type = OT_END },
 	};
 	struct opt_cmd cmd = { "check", about, epilog, NULL, 0, 0, opts };
@@ -727,6 +740,15 @@ static int parse(int argc, char **argv, struct opts *o)
 	o->c.random = (unsigned long)random;
 	o->c.seed = seed;
 	o->c.sleep_sets = !o->no_por;
+	o->gen = (struct gen_opts){ generate, seed, (double)budget, o->policy,
+				    print_gen };
+	if ((budget || print_gen) && !generate)
+		return cli_error("check: --budget and --print-generated need "
+				 "--generate");
+	if (generate && (o->scenario || o->replay || o->c.random || o->list ||
+			 o->mutants || o->growth || o->json))
+		return cli_error("check: --generate takes no --scenario, --replay, "
+				 "--random, --list, --mutants, --growth or --json");
 	if ((o->mutants || o->list) && (o->scenario || o->mutant))
 		return cli_error("check: --%s takes no --scenario or --mutant",
 				 o->list ? "list" : "mutants");
@@ -761,5 +783,7 @@ int main(int argc, char **argv)
 		return do_mutants(&o);
 	if (o.growth)
 		return do_growth(&o);
+	if (o.gen.n)
+		return gen_run(&o.gen, &o.c);
 	return do_check(&o);
 }
