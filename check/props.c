@@ -38,12 +38,11 @@
  *                 with no other task stepping meanwhile: no idle slot keeps
  *                 a CID unused for more than the expiry, none keeps a CID at
  *                 or above the number of CIDs in use at the start, and a
- *                 busy slot at or above it is marked LAZY_PUT;
- *   lazy-marks    at quiescence, a CPU's slot is BUSY exactly when a task
- *                 runs there with the slot's CID (LAZY_PUT only with BUSY:
- *                 cidk_cid_check).
- * Never one CID used (or leased) twice, a running task's CID below the
- * policy's bound, nothing leaked: cid_model.c and cidk_cid_check().
+ *                 busy slot at or above it is marked LAZY_PUT.
+ * Slot marks (BUSY only while a task runs there with the slot's CID,
+ * LAZY_PUT only with BUSY), never one CID used (or leased) twice, a
+ * running task's CID below the policy's bound, nothing leaked:
+ * cid_model.c and cidk_cid_check().
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -229,9 +228,9 @@ void props_begin(struct props *pr, unsigned int tid, const struct scn_event *e)
 	    pr->kept_epoch[tid] == pr->epoch && !(pr->begin_mode[tid] & ONCPU) &&
 	    !(pr->begin_mode[tid] & TRANSIT) && t->own != pr->kept_own[tid])
 		fail(pr, "own-keep: %s owned CID %u at its last switch-in and, "
-			 "with no mode change since, switches in owning %s%u",
+			 "with no mode change since, switches in owning %s",
 		     pr->v.s->task[tid].name, pr->kept_own[tid],
-		     t->own == UNSET ? "nothing, " : "", t->own & 0x1fffffffu);
+		     t->own == UNSET ? "nothing" : "another CID");
 }
 
 static bool on_task(unsigned int v)
@@ -408,7 +407,6 @@ int props_step(struct props *pr, char *why, size_t len)
 int props_quiet(struct props *pr, char *why, size_t len)
 {
 	struct cidk_cid_mm *mm = pr->mm;
-	const struct scenario *s = pr->v.s;
 
 	if (!pr->bad && ownership(pr)) {
 		unsigned int mode = mode_word(pr), users = ld(&mm->nr_users);
@@ -429,22 +427,6 @@ int props_quiet(struct props *pr, char *why, size_t len)
 			fail(pr, "own-mode: per-CPU with %u users, below pcpu_thrs "
 				 "%u", users, pr->ref_thrs);
 	}
-	if (!pr->bad && cidk__is_lazy_family(mm))
-		for (unsigned int i = 0; i < s->ntasks; i++) {
-			const struct cidk_cid_task *t = &pr->v.task[i];
-			unsigned int w;
-
-			if (!pr->v.in_user[i] || t->cpu >= mm->nr_cpu_ids)
-				continue;
-			w = ld(&mm->slots[t->cpu].word);
-			if (w != SLOT_UNSET && (w & SLOT_CID_MASK) == t->cid &&
-			    !(w & SLOT_BUSY)) {
-				fail(pr, "lazy-marks: %s runs on CPU %u with the "
-					 "slot's CID %u, but the slot is not BUSY",
-				     s->task[i].name, t->cpu, t->cid);
-				break;
-			}
-		}
 	if (pr->bad) {
 		snprintf(why, len, "%s", pr->why);
 		return -1;
