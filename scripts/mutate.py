@@ -69,11 +69,15 @@ AUDIT = [
     ("audit-b", "lib/cid/ownership.c",
      [("\t\tif (on_cpu(cpu_cid)) {\n\t\t\tif (on_task(tcid)) {\n",
        "\t\tif (on_cpu(cpu_cid)) {\n\t\t\tif (0) {\n")]),
+    ("audit-b2", "lib/cid/ownership.c",
+     [("\t\tif (on_task(tcid)) {\n\t\t\tif (on_cpu(cpu_cid)) {\n",
+       "\t\tif (1) {\n\t\t\tif (on_cpu(cpu_cid)) {\n")]),
     ("audit-d", "lib/cid/ownership.c",
      [("\t\tif (tcid >= max)\n\t\t\ttcid = converge(mm, sh, tcid, max);\n",
-       "\t\t;\n"),
+       "\t\t(void)converge;\n"),
       ("\t\tif (own_cid(cpu_cid) >= max)\n"
-       "\t\t\tcpu_cid = converge(mm, sh, cpu_cid, max);\n", "\t\t;\n")]),
+       "\t\t\tcpu_cid = converge(mm, sh, cpu_cid, max);\n",
+       "\t\t(void)converge;\n")]),
 ]
 
 # Plants for the properties of check/props.c (tests/check/chkprop.sh): one
@@ -356,12 +360,21 @@ def cmd_run(a):
             fm = [m for m in muts if m["file"] == f and m["op"] != "audit"]
             picked += sorted(rng.sample(fm, min(a.sample, len(fm))),
                              key=lambda m: (m["line"], m["id"]))
-        muts = picked + [m for m in muts if m["op"] == "audit"]
+        muts = [m for m in muts if m["op"] == "audit"] + picked
     cmds = ninja_commands(build)
     base_exe = os.path.join(build, "check/cidkit-check")
     names = scenarios(base_exe)
     t0 = time.time()
-    base = baseline(base_exe, names, a.gen, a.timeout)
+    bfile = a.out + ".baseline" if a.out else None
+    if bfile and os.path.exists(bfile) and \
+            os.path.getmtime(bfile) > os.path.getmtime(base_exe):
+        base = {tuple(json.loads(k)): {tuple(x) for x in v}
+                for k, v in json.load(open(bfile)).items()}
+    else:
+        base = baseline(base_exe, names, a.gen, a.timeout)
+        if bfile:
+            json.dump({json.dumps(list(k)): sorted(v) if v != "timeout" else []
+                       for k, v in base.items()}, open(bfile, "w"))
     tmp = tempfile.mkdtemp(prefix="cidkit-mutants-")
     results = []
 
@@ -373,23 +386,24 @@ def cmd_run(a):
         shutil.rmtree(os.path.dirname(exe), ignore_errors=True)
         return dict(m, verdict=v, where=where)
 
+    def save():
+        out = {"date": datetime.date.today().isoformat(),
+               "command": " ".join(["scripts/mutate.py"] + sys.argv[1:]),
+               "seconds": round(time.time() - t0), "gen": a.gen,
+               "done": len(results), "of": len(muts),
+               "results": [{k: v for k, v in r.items()
+                            if k not in ("edits", "patch")} for r in results]}
+        if a.out:
+            json.dump(out, open(a.out, "w"), indent=1)
+
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         for r in ex.map(one, muts):
             results.append(r)
             print(f"{r['id']:28} {r['verdict']:9} {r['what']:28} {r['where']}",
                   flush=True)
+            save()  # a partial run still reports what it judged
     shutil.rmtree(tmp, ignore_errors=True)
-    for r in results:
-        r.pop("edits", None)
-        r.pop("patch", None)
-    out = {"date": datetime.date.today().isoformat(),
-           "command": " ".join(["scripts/mutate.py"] + sys.argv[1:]),
-           "seconds": round(time.time() - t0), "gen": a.gen,
-           "results": results}
-    if a.out:
-        json.dump(out, open(a.out, "w"), indent=1)
-    bad = [r for r in results if r["op"] == "audit" and r["verdict"] != "killed"]
-    return 1 if bad else 0
+    return 0
 
 
 def score_table(d, expl):
