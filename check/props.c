@@ -33,6 +33,8 @@
  *   own-transit   when no transition runs (quiescence), the mode holds no
  *                 TRANSIT (a task that is not running holding a transit CID:
  *                 cidk_cid_check);
+ * every policy ([DESIGN] "nr_users counts the mm's threads"):
+ *   users         at quiescence, the mm's users are the live tasks;
  * the lazy family and cache-local (lib/cid/lazy.c's header, [lazy scan]):
  *   lazy-compact  after a tick or return to user that ran a full scan pass
  *                 with no other task stepping meanwhile: no idle slot keeps
@@ -407,7 +409,13 @@ int props_step(struct props *pr, char *why, size_t len)
 int props_quiet(struct props *pr, char *why, size_t len)
 {
 	struct cidk_cid_mm *mm = pr->mm;
+	unsigned int live = 0;
 
+	for (unsigned int i = 0; i < pr->v.s->ntasks; i++)
+		live += pr->v.alive[i];
+	if (!pr->bad && ld(&mm->nr_users) != live)
+		fail(pr, "users: the mm counts %u users, %u tasks are alive",
+		     ld(&mm->nr_users), live);
 	if (!pr->bad && ownership(pr)) {
 		unsigned int mode = mode_word(pr), users = ld(&mm->nr_users);
 		unsigned int allowed = ld(&mm->nr_cpus_allowed);
