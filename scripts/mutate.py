@@ -437,9 +437,14 @@ def cmd_report(a):
             if line.strip() and not line.startswith("#"):
                 k, _, v = line.partition(" ")
                 expl[k] = v.strip()
+    part = ""
+    if d.get("done", len(d["results"])) < d.get("of", len(d["results"])):
+        part = (f" Stopped after {d['done']} of {d['of']} mutants (the rest "
+                "not judged).")
     text = [f"Command: `{d['command']}` ({d['date']}, {d['seconds']} s wall "
-            f"on this 2-core machine, generator {d['gen']} scenarios per "
-            "policy).", "", score_table(d, expl), "",
+            f"on this 2-core machine shared with other jobs, generator "
+            f"{d['gen']} scenarios per policy).{part}", "",
+            score_table(d, expl), "",
             "Survivors, each with why:", ""]
     for r in d["results"]:
         if r["verdict"] == "survived":
