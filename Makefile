@@ -8,6 +8,9 @@
 #   make plots   redraw docs/figures/*.svg from fresh runs (matplotlib;
 #                the simulator's are byte-stable, the benchmarks' are
 #                this machine now: short runs, dated)
+#   make mutants source mutants of lib/cid judged by cidkit check alone
+#                (scripts/mutate.py; MUTANTS_SAMPLE=N per file, default
+#                all); writes the score into docs/check.md
 #   make fuzz    libFuzzer on every tests/fuzz harness, FUZZ_SECONDS each
 #                (default 60; clang); see docs/fuzz.md
 #   make check-kernels  the guest suite on every kernel line (6.1 to 7.3,
@@ -17,7 +20,7 @@
 BUILD ?= build
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap demo check check-kernels bench plots fuzz clean
+.PHONY: all bootstrap demo check check-kernels bench plots fuzz mutants clean
 
 all: bootstrap
 	@scripts/build.sh $(BUILD)
@@ -30,6 +33,11 @@ demo: all
 
 check: bootstrap
 	@scripts/check.sh
+
+mutants: all
+	@python3 scripts/mutate.py run $(if $(MUTANTS_SAMPLE),--sample $(MUTANTS_SAMPLE)) \
+		--build $(BUILD) --out $(BUILD)/mutants.json
+	@python3 scripts/mutate.py report $(BUILD)/mutants.json --doc docs/check.md
 
 check-kernels: bootstrap
 	@scripts/check-kernels.sh

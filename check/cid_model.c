@@ -32,6 +32,7 @@
 
 #include "cid/cid_internal.h"
 #include "cid_model.h"
+#include "props.h"
 
 #define EVENT_NS (60ull * 1000 * 1000)
 #define NOBODY 0xffu
@@ -54,6 +55,7 @@ struct cid_model {
 	unsigned int cpu_of[SCN_MAX_CPUS];	/* who runs there, or NOBODY */
 	uint64_t now;
 	char event[CHK_MAX_THREADS][24];
+	struct props *pr; /* the policies' promises (props.h) */
 };
 
 static unsigned int promised_bound(struct cid_model *cm)
@@ -107,6 +109,7 @@ static void reset(void *ctx)
 			fork_task(cm, i);
 			cm->alive[i] = true;
 		}
+	props_reset(cm->pr, cm->mm);
 }
 
 static bool enabled(void *ctx, unsigned int tid)
@@ -216,7 +219,9 @@ static void thread(void *ctx, unsigned int tid)
 			chk_event();
 		cm->in_event[tid] = true;
 		cm->now += EVENT_NS;
+		props_begin(cm->pr, tid, &t->ev[k]);
 		run_event(cm, tid, &t->ev[k]);
+		props_end(cm->pr, tid, &t->ev[k]);
 		cm->in_event[tid] = false;
 	}
 	cm->pc[tid] = t->nev;
@@ -228,6 +233,8 @@ static int check_step(void *ctx, char *why, size_t len)
 	struct cid_model *cm = ctx;
 	const struct scenario *s = cm->s;
 
+	if (props_step(cm->pr, why, len))
+		return -1;
 	for (unsigned int i = 0; i < s->ntasks; i++) {
 		unsigned int c = cm->user_cid[i];
 
@@ -282,14 +289,16 @@ static int check_mm(struct cid_model *cm, char *why, size_t len)
 
 static int check_quiet(void *ctx, char *why, size_t len)
 {
-	return check_mm(ctx, why, len);
+	struct cid_model *cm = ctx;
+
+	return check_mm(cm, why, len) ? -1 : props_quiet(cm->pr, why, len);
 }
 
 static int check_final(void *ctx, char *why, size_t len)
 {
 	struct cid_model *cm = ctx;
 
-	if (check_mm(cm, why, len))
+	if (check_mm(cm, why, len) || props_quiet(cm->pr, why, len))
 		return -1;
 	if (cm->p.kind == CIDK_CID_OWNERSHIP &&
 	    ((cidk__load_u(&cm->mm->mode) & 0x20000000u) ||
@@ -586,6 +595,10 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 			if (scn_task_cpus(s, i) & (1ull << c))
 				cidk_mask_set(cm->amask[i], c);
 	}
+	cm->pr = props_new(&(struct props_view){ s, &cm->p, cm->task, cm->alive,
+						 cm->in_user, cm->user_cid });
+	if (!cm->pr)
+		goto fail;
 	rc = cidk_cid_mm_create(p, s->cpus, cm->all, &probe);
 	if (rc)
 		goto fail;
@@ -622,6 +635,7 @@ void cid_model_free(struct cid_model *cm)
 	cidk_cid_mm_destroy(cm->mm);
 	cidk_mask_free(cm->all);
 	cidk_mask_free(cm->aff);
+	props_free(cm->pr);
 	for (unsigned int i = 0; i < CHK_MAX_THREADS; i++)
 		cidk_mask_free(cm->amask[i]);
 	free(cm);

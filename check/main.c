@@ -25,6 +25,7 @@
 #include "chk.h"
 #include "cid_model.h"
 #include "cli.h"
+#include "gen.h"
 #include "json.h"
 #include "opt.h"
 #include "scenario.h"
@@ -119,6 +120,7 @@ struct opts {
 	bool merge;
 	char **files;
 	unsigned int nfiles;
+	struct gen_opts gen; /* --generate (gen.h) */
 };
 
 /* ---- one exploration ----------------------------------------------------------- */
@@ -1019,6 +1021,8 @@ static int check_scale_opts(struct opts *o)
 static int parse(int argc, char **argv, struct opts *o)
 {
 	uint64_t max_steps = 20000, max_schedules = 0, random = 0, seed = 1;
+	uint64_t generate = 0, budget = 0;
+	bool print_gen = false;
 	struct opt opts[] = {
 		{ OPT_STRING("policy", 0, &o->policy, "P",
 			     "a policy, or ownership:v6.19, ownership:-W1... (default: each "
@@ -1072,6 +1076,15 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ OPT_FLAG("merge", 0, &o->merge,
 			   "merge the --json of the parts of a --shard search, "
 			   "one FILE each: the report of one search") },
+		{ OPT_U64("generate", 0, &generate, 1, 100000000, "N",
+			  "N generated scenarios (--seed S picks them), each "
+			  "under every policy (or --policy); a violation prints "
+			  "the scenario file and its --replay"), .def = "" },
+		{ OPT_U64("budget", 0, &budget, 1, 86400, "SECONDS",
+			  "--generate: stop starting scenarios after SECONDS"),
+		  .def = "none" },
+		{ OPT_FLAG("print-generated", 0, &print_gen,
+			   "--generate: print the scenario texts, explore nothing") },
 		{ .type = OT_END },
 	};
 	struct opt_cmd cmd = { "check", about, epilog, "FILE", 0, ~0u, opts };
@@ -1096,6 +1109,17 @@ static int parse(int argc, char **argv, struct opts *o)
 	rc = check_scale_opts(o);
 	if (rc)
 		return rc;
+	o->gen = (struct gen_opts){ generate, seed, (double)budget, o->policy,
+				    print_gen };
+	if ((budget || print_gen) && !generate)
+		return cli_error("check: --budget and --print-generated need "
+				 "--generate");
+	if (generate && (o->scenario || o->replay || o->c.random || o->list ||
+			 o->show || o->mutants || o->growth || o->json ||
+			 o->shard || o->jobs > 1 || o->merge))
+		return cli_error("check: --generate takes no --scenario, --replay, "
+				 "--random, --list, --show, --mutants, --growth, "
+				 "--json, --shard, --jobs or --merge");
 	if ((o->mutants || o->list || o->show) && (o->scenario || o->mutant))
 		return cli_error("check: --%s takes no --scenario or --mutant",
 				 o->list ? "list" : o->show ? "show" : "mutants");
@@ -1136,5 +1160,7 @@ int main(int argc, char **argv)
 		return do_mutants(&o);
 	if (o.growth)
 		return do_growth(&o);
+	if (o.gen.n)
+		return gen_run(&o.gen, &o.c);
 	return do_check(&o);
 }

@@ -68,7 +68,7 @@ inherit-no-put:inherit:switch-back:quiescence
 inherit-no-bound:inherit:exit-shrink:safety
 lazy-scan-busy:lazy:scan-race:quiescence
 lazy-put-keeps-slot:lazy:scan-race:quiescence
-own-no-transit-clear:ownership:switch-back:final
+own-no-transit-clear:ownership:switch-back:quiescence
 own-walk-drop-running:ownership:switch-back:quiescence
 own-keep-transit:ownership:switch-back:quiescence
 own-converge-no-put:ownership:exit-shrink:quiescence

@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check/props.c - the policies' promises as properties (props.h).  Each
+ * has a name, the first word of its violation; docs/check.md gives the
+ * source of each promise.  Expected values come from the published
+ * design, computed here on their own, never from lib/cid's variables:
+ *
+ * ownership ([V5], lib/cid/ownership.c's header):
+ *   own-mode      the mode follows users and the thresholds: per-task ->
+ *                 per-CPU only when users > max_cids = min(opt + opt/4,
+ *                 nr_cpu_ids), opt = min(nr_cpus_allowed, users); back only
+ *                 when users < pcpu_thrs = min(opt - opt/4, nr_cpu_ids/2),
+ *                 recorded at the switch to per-CPU (and again when an
+ *                 affinity change widens the allowed set); in between
+ *                 (hysteresis) the mode stays.  Checked at the step that
+ *                 changes the mode of record, and at quiescence (per-task
+ *                 implies users <= max_cids, per-CPU users >= pcpu_thrs, the
+ *                 published mode word agrees);
+ *   own-keep      in per-task mode with no transition since, a task
+ *                 switches in with the CID it owned at its last switch-in
+ *                 (nothing takes a task's CID while it sleeps), and keeps
+ *                 it, unless convergence exchanges one >= max_cids for one
+ *                 below;
+ *   own-converge  a switch-in that keeps what the task (per-task) or the
+ *                 CPU (per-CPU) owned, with a CID >= max_cids, on a CPU the
+ *                 mm ran on before (the kernel's mm_cid_from_task() tests
+ *                 cid_on_task(tcid | cpu_cid): on a CPU whose CID is still
+ *                 UNSET it skips convergence, so the bound is "at the next
+ *                 switch-in on a CPU already used"), while some
+ *                 CID below max_cids stayed free all through it (the bitmap
+ *                 did not change meanwhile, nor max_cids or the mode), has
+ *                 exchanged it: convergence within one switch-in;
+ *   own-transit   when no transition runs (quiescence), the mode holds no
+ *                 TRANSIT (a task that is not running holding a transit CID:
+ *                 cidk_cid_check);
+ * every policy ([DESIGN] "nr_users counts the mm's threads"):
+ *   users         at quiescence, the mm's users are the live tasks;
+ * the lazy family and cache-local (lib/cid/lazy.c's header, [lazy scan]):
+ *   lazy-compact  after a tick or return to user that ran a full scan pass
+ *                 with no other task stepping meanwhile: no idle slot keeps
+ *                 a CID unused for more than the expiry, none keeps a CID at
+ *                 or above the number of CIDs in use at the start, and a
+ *                 busy slot at or above it is marked LAZY_PUT.
+ * Slot marks (BUSY only while a task runs there with the slot's CID,
+ * LAZY_PUT only with BUSY), never one CID used (or leased) twice, a
+ * running task's CID below the policy's bound, nothing leaked:
+ * cid_model.c and cidk_cid_check().
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cid/cid_internal.h"
+#include "props.h"
+
+#define ONCPU 0x40000000u
+#define TRANSIT 0x20000000u
+#define UNSET 0x80000000u
+
+struct props {
+	struct props_view v;
+	struct cidk_cid_mm *mm;
+	char why[CHK_WHY];
+	bool bad;
+	/* own-mode: the reference's mode and threshold, and what it saw */
+	bool ref_percpu;
+	unsigned int ref_thrs;
+	bool seen_percpu;
+	unsigned int seen_allowed;
+	/* a change of the mode word, max_cids or the bitmap: an epoch */
+	unsigned long epoch;
+	unsigned long bm_version;
+	unsigned int seen_mode, seen_max;
+	unsigned long seen_bm;
+	/* per task */
+	unsigned long steps;			/* steps run, every thread */
+	unsigned long begin_steps[CHK_MAX_THREADS];
+	unsigned long begin_epoch[CHK_MAX_THREADS];
+	unsigned long begin_bm_version[CHK_MAX_THREADS];
+	unsigned long begin_bm[CHK_MAX_THREADS];
+	unsigned int begin_own[CHK_MAX_THREADS], begin_slot[CHK_MAX_THREADS];
+	unsigned int begin_mode[CHK_MAX_THREADS], begin_max[CHK_MAX_THREADS];
+	uint64_t begin_next_scan[CHK_MAX_THREADS];
+	unsigned int begin_weight[CHK_MAX_THREADS];
+	bool other_ran[CHK_MAX_THREADS];	/* since its event began */
+	bool in_ev[CHK_MAX_THREADS];
+	enum scn_ev_kind ev_kind[CHK_MAX_THREADS];
+	/* own-keep: the CID a task owned at the end of its last switch-in */
+	unsigned int kept_own[CHK_MAX_THREADS];
+	unsigned long kept_epoch[CHK_MAX_THREADS];
+	bool kept[CHK_MAX_THREADS];
+};
+
+static unsigned int ld(const _Atomic unsigned int *p)
+{
+	return atomic_load_explicit(p, memory_order_relaxed);
+}
+
+static unsigned int min_u(unsigned int a, unsigned int b)
+{
+	return a < b ? a : b;
+}
+
+static bool ownership(const struct props *pr)
+{
+	return pr->v.p->kind == CIDK_CID_OWNERSHIP;
+}
+
+/* Without [WOES] 2/4 the mode is two words (lib/cid/ownership.c). */
+static bool two_words(const struct props *pr)
+{
+	return (pr->v.p->reverted & CIDK_CID_FIX_W2) != 0;
+}
+
+/* The published mode word: ONCPU and TRANSIT. */
+static unsigned int mode_word(const struct props *pr)
+{
+	if (two_words(pr))
+		return (ld(&pr->mm->percpu) ? ONCPU : 0) | ld(&pr->mm->transit);
+	return ld(&pr->mm->mode);
+}
+
+static unsigned long bitmap(const struct props *pr)
+{
+	/* scenarios have at most 64 CPUs: one word */
+	return __atomic_load_n(&pr->mm->cidmask->bits[0], __ATOMIC_RELAXED);
+}
+
+/* [V5]: max_cids and pcpu_thrs for @users and @allowed. */
+static unsigned int ref_max(const struct props *pr, unsigned int users,
+			    unsigned int allowed)
+{
+	unsigned int opt = min_u(allowed, users);
+
+	return min_u(opt + opt / 4, pr->mm->nr_cpu_ids);
+}
+
+static unsigned int ref_thrs(const struct props *pr, unsigned int users,
+			     unsigned int allowed)
+{
+	unsigned int opt = min_u(allowed, users);
+
+	return min_u(opt - opt / 4, pr->mm->nr_cpu_ids / 2);
+}
+
+static int fail(struct props *pr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#include <stdarg.h>
+static int fail(struct props *pr, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (pr->bad)
+		return -1; /* the first one stands */
+	va_start(ap, fmt);
+	vsnprintf(pr->why, sizeof(pr->why), fmt, ap);
+	va_end(ap);
+	pr->bad = true;
+	return -1;
+}
+
+struct props *props_new(const struct props_view *v)
+{
+	struct props *pr = calloc(1, sizeof(*pr));
+
+	if (pr)
+		pr->v = *v;
+	return pr;
+}
+
+void props_free(struct props *pr)
+{
+	free(pr);
+}
+
+void props_reset(struct props *pr, struct cidk_cid_mm *mm)
+{
+	struct props_view v = pr->v;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->v = v;
+	pr->mm = mm;
+	if (!ownership(pr))
+		return;
+	/* the initial forks ran single-threaded: take their outcome as given
+	 * only when it agrees with the reference (checked at once) */
+	pr->seen_percpu = mm->own_percpu;
+	pr->ref_percpu = mm->own_percpu;
+	pr->ref_thrs = mm->pcpu_thrs;
+	pr->seen_allowed = ld(&mm->nr_cpus_allowed);
+	pr->seen_mode = mode_word(pr);
+	pr->seen_max = ld(&mm->max_cids);
+	pr->seen_bm = bitmap(pr);
+	if (pr->ref_percpu)
+		pr->ref_thrs = ref_thrs(pr, ld(&mm->nr_users),
+					pr->seen_allowed);
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+static unsigned int slot_weight(const struct props *pr)
+{
+	return (unsigned int)__builtin_popcountl(bitmap(pr));
+}
+
+void props_begin(struct props *pr, unsigned int tid, const struct scn_event *e)
+{
+	struct cidk_cid_mm *mm = pr->mm;
+	const struct cidk_cid_task *t = &pr->v.task[tid];
+
+	pr->begin_steps[tid] = pr->steps;
+	pr->in_ev[tid] = true;
+	pr->ev_kind[tid] = e->kind;
+	pr->other_ran[tid] = false;
+	pr->begin_epoch[tid] = pr->epoch;
+	pr->begin_bm_version[tid] = pr->bm_version;
+	pr->begin_bm[tid] = bitmap(pr);
+	pr->begin_weight[tid] = slot_weight(pr);
+	pr->begin_next_scan[tid] =
+		atomic_load_explicit(&mm->next_scan, memory_order_relaxed);
+	if (!ownership(pr))
+		return;
+	pr->begin_own[tid] = t->own;
+	pr->begin_slot[tid] = e->kind == SCN_IN ? mm->slots[e->arg].cid : UNSET;
+	pr->begin_mode[tid] = mode_word(pr);
+	pr->begin_max[tid] = ld(&mm->max_cids);
+	/* own-keep, across the sleep */
+	if (e->kind == SCN_IN && pr->kept[tid] &&
+	    pr->kept_epoch[tid] == pr->epoch && !(pr->begin_mode[tid] & ONCPU) &&
+	    !(pr->begin_mode[tid] & TRANSIT) && t->own != pr->kept_own[tid])
+		fail(pr, "own-keep: %s owned CID %u at its last switch-in and, "
+			 "with no mode change since, switches in owning %s",
+		     pr->v.s->task[tid].name, pr->kept_own[tid],
+		     t->own == UNSET ? "nothing" : "another CID");
+}
+
+static bool on_task(unsigned int v)
+{
+	return v < TRANSIT;
+}
+
+static bool on_cpu(unsigned int v)
+{
+	return (v & ONCPU) && v != UNSET;
+}
+
+static void end_in(struct props *pr, unsigned int tid, const struct scn_event *e)
+{
+	struct cidk_cid_mm *mm = pr->mm;
+	const struct cidk_cid_task *t = &pr->v.task[tid];
+	const char *name = pr->v.s->task[tid].name;
+	unsigned int cid = pr->v.user_cid[tid], mode = mode_word(pr);
+	unsigned int max = ld(&mm->max_cids), own0 = pr->begin_own[tid];
+	bool stable = pr->begin_epoch[tid] == pr->epoch &&
+		      pr->begin_mode[tid] == mode && pr->begin_max[tid] == max &&
+		      !(mode & TRANSIT);
+	unsigned long free_below;
+
+	pr->kept[tid] = false;
+	if (cid == CIDK_CID_NONE || e->lease)
+		return;
+	/* own-keep: per-task, stable: the same CID, or convergence */
+	if (stable && !(mode & ONCPU) && on_task(own0) &&
+	    !on_cpu(pr->begin_slot[tid]) && cid != own0 &&
+	    !(own0 >= max && cid < max))
+		fail(pr, "own-keep: %s owned CID %u and switched in with CID %u "
+			 "(max_cids %u, per-task mode, no transition)",
+		     name, own0, cid, max);
+	/* own-converge */
+	free_below = ~pr->begin_bm[tid] &
+		     (max >= 64 ? ~0ul : (1ul << max) - 1);
+	if (stable && cid >= max && free_below &&
+	    pr->begin_bm_version[tid] == pr->bm_version &&
+	    bitmap(pr) == pr->begin_bm[tid] &&
+	    ((!(mode & ONCPU) && on_task(own0) && own0 == cid &&
+	      on_task(pr->begin_slot[tid])) ||
+	     ((mode & ONCPU) && on_cpu(pr->begin_slot[tid] & own0))))
+		fail(pr, "own-converge: %s switched in keeping CID %u >= max_cids "
+			 "%u while CID %u stayed free",
+		     name, cid, max, (unsigned int)__builtin_ctzl(free_below));
+	if (!(mode & (ONCPU | TRANSIT)) && on_task(t->own)) {
+		pr->kept[tid] = true;
+		pr->kept_own[tid] = t->own;
+		pr->kept_epoch[tid] = pr->epoch;
+	}
+}
+
+/* lazy-compact: after an isolated full scan pass by @tid's event. */
+static void end_scan(struct props *pr, unsigned int tid)
+{
+	struct cidk_cid_mm *mm = pr->mm;
+	uint64_t next = atomic_load_explicit(&mm->next_scan, memory_order_relaxed);
+	uint64_t now;
+	unsigned int w = pr->begin_weight[tid];
+
+	if (pr->other_ran[tid] || next == pr->begin_next_scan[tid] ||
+	    !pr->begin_next_scan[tid] || ld(&mm->scan_pos) != 0 ||
+	    mm->p.batch < mm->nr_cpu_ids)
+		return; /* no full pass (or armed only), or not alone */
+	now = next - mm->p.scan_period_ns;
+	for (unsigned int c = 0; c < mm->nr_cpu_ids; c++) {
+		const struct cidk__cid_slot *sl = &mm->slots[c];
+		unsigned int s = ld(&sl->word), cid = s & SLOT_CID_MASK;
+		uint64_t last = atomic_load_explicit(&sl->time,
+						     memory_order_relaxed);
+
+		if (s == SLOT_UNSET)
+			continue;
+		if (!(s & SLOT_BUSY) && now > last && now - last > mm->p.expiry_ns) {
+			fail(pr, "lazy-compact: after %s's scan, CPU %u's idle slot "
+				 "keeps CID %u unused for %llu ms (expiry %llu ms)",
+			     pr->v.s->task[tid].name, c, cid,
+			     (unsigned long long)((now - last) / 1000000),
+			     (unsigned long long)(mm->p.expiry_ns / 1000000));
+			return;
+		}
+		if (cid >= w && (!(s & SLOT_BUSY) || !(s & SLOT_LAZY_PUT))) {
+			fail(pr, "lazy-compact: after %s's scan, CPU %u's %s slot "
+				 "keeps CID %u, at or above the %u CIDs in use%s",
+			     pr->v.s->task[tid].name, c,
+			     (s & SLOT_BUSY) ? "busy" : "idle", cid, w,
+			     (s & SLOT_BUSY) ? ", without LAZY_PUT" : "");
+			return;
+		}
+	}
+}
+
+void props_end(struct props *pr, unsigned int tid, const struct scn_event *e)
+{
+	pr->in_ev[tid] = false;
+	if (ownership(pr) && e->kind == SCN_IN)
+		end_in(pr, tid, e);
+	if (cidk__is_lazy_family(pr->mm) &&
+	    (e->kind == SCN_TICK || e->kind == SCN_RTU))
+		end_scan(pr, tid);
+}
+
+/* ---- steps and quiescence ------------------------------------------------------ */
+
+static void step_mode(struct props *pr)
+{
+	struct cidk_cid_mm *mm = pr->mm;
+	unsigned int users = ld(&mm->nr_users);
+	unsigned int allowed = ld(&mm->nr_cpus_allowed);
+	unsigned int self = chk_self();
+	bool percpu = mm->own_percpu;
+
+	if (allowed != pr->seen_allowed) {
+		/* a widening by an affinity change records the threshold anew */
+		if (pr->ref_percpu && self < pr->v.s->ntasks && pr->in_ev[self] &&
+		    pr->ev_kind[self] == SCN_AFFINITY)
+			pr->ref_thrs = ref_thrs(pr, users, allowed);
+		pr->seen_allowed = allowed;
+	}
+	if (percpu == pr->seen_percpu)
+		return;
+	pr->seen_percpu = percpu;
+	if (percpu) {
+		unsigned int max = ref_max(pr, users, allowed);
+
+		if (users <= max)
+			fail(pr, "own-mode: the mm went per-CPU with %u users, "
+				 "not above max_cids %u (min(opt + opt/4, %u), opt "
+				 "= min(%u allowed, %u users))",
+			     users, max, mm->nr_cpu_ids, allowed, users);
+		pr->ref_percpu = true;
+		pr->ref_thrs = ref_thrs(pr, users, allowed);
+	} else {
+		if (users >= pr->ref_thrs)
+			fail(pr, "own-mode: the mm went back to per-task with %u "
+				 "users, not below pcpu_thrs %u (hysteresis: the "
+				 "mode stays from %u to max_cids)",
+			     users, pr->ref_thrs, pr->ref_thrs);
+		pr->ref_percpu = false;
+	}
+}
+
+int props_step(struct props *pr, char *why, size_t len)
+{
+	unsigned int self = chk_self();
+
+	pr->steps++;
+	for (unsigned int i = 0; i < pr->v.s->ntasks; i++)
+		if (i != self)
+			pr->other_ran[i] = true;
+	if (ownership(pr)) {
+		unsigned int mode = mode_word(pr), max = ld(&pr->mm->max_cids);
+		unsigned long bm = bitmap(pr);
+
+		if (mode != pr->seen_mode || max != pr->seen_max) {
+			pr->epoch++;
+			pr->seen_mode = mode;
+			pr->seen_max = max;
+		}
+		if (bm != pr->seen_bm) {
+			pr->bm_version++;
+			pr->seen_bm = bm;
+		}
+		step_mode(pr);
+	}
+	if (pr->bad) {
+		snprintf(why, len, "%s", pr->why);
+		return -1;
+	}
+	return 0;
+}
+
+int props_quiet(struct props *pr, char *why, size_t len)
+{
+	struct cidk_cid_mm *mm = pr->mm;
+	unsigned int live = 0;
+
+	for (unsigned int i = 0; i < pr->v.s->ntasks; i++)
+		live += pr->v.alive[i];
+	if (!pr->bad && ld(&mm->nr_users) != live)
+		fail(pr, "users: the mm counts %u users, %u tasks are alive",
+		     ld(&mm->nr_users), live);
+	if (!pr->bad && ownership(pr)) {
+		unsigned int mode = mode_word(pr), users = ld(&mm->nr_users);
+		unsigned int allowed = ld(&mm->nr_cpus_allowed);
+
+		if (mode & TRANSIT)
+			fail(pr, "own-transit: no transition runs, but the mode "
+				 "still says TRANSIT");
+		else if (!!(mode & ONCPU) != pr->ref_percpu)
+			fail(pr, "own-mode: the mode is %s with %u users where the "
+				 "thresholds say %s",
+			     (mode & ONCPU) ? "per-CPU" : "per-task", users,
+			     pr->ref_percpu ? "per-CPU" : "per-task");
+		else if (!pr->ref_percpu && users > ref_max(pr, users, allowed))
+			fail(pr, "own-mode: per-task with %u users, above max_cids "
+				 "%u", users, ref_max(pr, users, allowed));
+		else if (pr->ref_percpu && users < pr->ref_thrs)
+			fail(pr, "own-mode: per-CPU with %u users, below pcpu_thrs "
+				 "%u", users, pr->ref_thrs);
+	}
+	if (pr->bad) {
+		snprintf(why, len, "%s", pr->why);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,548 @@
+#!/usr/bin/env python3
+"""Source-level mutation testing of lib/cid/ against `cidkit check` alone.
+
+No Debian package ships a C mutation tool (apt-cache search: mull,
+dextool, universalmutator: nothing), so this is a small one.  Operators:
+
+  ror    a relational operator moved to its boundary neighbour
+         (< <=, > >=, == !=)
+  const  an integer literal +1 / -1 (constants, thresholds)
+  drop   a one-line statement removed (a store, a re-check, a clear, a call)
+  plain  an atomic made plain: cidk__add/cidk__sub as a load then a store,
+         cidk__cas as a load, a compare and a store (two steps the checker
+         can interleave; under its sequential consistency that is all
+         "plain" can mean)
+  swap   two adjacent one-line statements exchanged
+
+plus the audit's planted bugs under fixed ids (AUDIT below): audit-a
+(`users >= pcpu_thrs` made `>`), audit-b (the per-CPU->task hand-over
+without its task-CID re-check), audit-d (convergence removed altogether;
+two sites, one mutant).  Not mutated: comments, preprocessor lines,
+statistics (cidk__st_add/_max: counters, no behaviour) and ownership.c's
+invariant checker (the oracle itself).
+
+Each mutant is built as a separate checker binary (the one mutated object
+recompiled, then linked with the build's other checker objects), and
+judged by `cidkit-check` alone: every library scenario under each policy
+the file serves (2 preemptions), then the generator's budget; killed when
+some (scenario, policy) shows a violation the unmutated build does not.
+A mutant that does not compile is stillborn (not counted).
+
+  mutate.py list [FILE...]                 the mutants, one per line
+  mutate.py show ID                        the mutant's diff
+  mutate.py build ID DIR                   build it, print the binary's path
+  mutate.py kill ID                        0 when a library scenario kills
+                                           it (no baseline, no generator:
+                                           make check's sample)
+  mutate.py run [--sample N] [--jobs J] [--ids ID,...] [--out JSON]
+                [--gen N] [--build DIR]    judge them
+  mutate.py report JSON [--doc docs/check.md]  the per-file score (and
+                                           the doc's table, between
+                                           <!-- mutants --> markers)
+"""
+import argparse
+import concurrent.futures
+import datetime
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FILES = {
+    "lib/cid/ownership.c": ["ownership"],
+    "lib/cid/lazy.c": ["lazy", "lazy-batched", "cache-local"],
+    "lib/cid/cache_local.c": ["cache-local"],
+}
+GEN_SEED = 1
+
+# The audit's planted bugs: (id, file, [(old, new), ...]), exact text.
+AUDIT = [
+    ("audit-a", "lib/cid/ownership.c",
+     [("\tif (users >= mm->pcpu_thrs)\n", "\tif (users > mm->pcpu_thrs)\n")]),
+    ("audit-b", "lib/cid/ownership.c",
+     [("\t\tif (on_cpu(cpu_cid)) {\n\t\t\tif (on_task(tcid)) {\n",
+       "\t\tif (on_cpu(cpu_cid)) {\n\t\t\tif (0) {\n")]),
+    ("audit-b2", "lib/cid/ownership.c",
+     [("\t\tif (on_task(tcid)) {\n\t\t\tif (on_cpu(cpu_cid)) {\n",
+       "\t\tif (1) {\n\t\t\tif (on_cpu(cpu_cid)) {\n")]),
+    ("audit-d", "lib/cid/ownership.c",
+     [("\t\tif (tcid >= max)\n\t\t\ttcid = converge(mm, sh, tcid, max);\n",
+       "\t\t(void)converge;\n"),
+      ("\t\tif (own_cid(cpu_cid) >= max)\n"
+       "\t\t\tcpu_cid = converge(mm, sh, cpu_cid, max);\n",
+       "\t\t(void)converge;\n")]),
+]
+
+# Plants for the properties of check/props.c (tests/check/chkprop.sh): one
+# fault each that only that property reports.
+PLANTS = [
+    ("plant-own-keep", "lib/cid/ownership.c",
+     [("\tsl->curr = NULL;\n\tif (in_transit(t->own)",
+       "\tsl->curr = NULL;\n"
+       "\tif (on_task(t->own) && !(cidk__ld(&mm->mode) & OWN_ONCPU)) {\n"
+       "\t\tcidk__cid_put(mm, sh, cid);\n\t\tt->own = OWN_UNSET;\n"
+       "\t\trq_unlock(sl);\n\t\treturn;\n\t}\n"
+       "\tif (in_transit(t->own)")]),
+    ("plant-lazy-compact", "lib/cid/lazy.c",
+     [("now - last <= mm->p.expiry_ns)", "now - last <= 2 * mm->p.expiry_ns)")]),
+]
+
+PLAIN_CAS = """
+/* mutate.py: an atomic made plain */
+static inline bool cidk__mut_cas(_Atomic unsigned int *p, unsigned int *e,
+				 unsigned int d)
+{
+	unsigned int v = cidk__ld(p);
+
+	if (v != *e) {
+		*e = v;
+		return false;
+	}
+	cidk__st(p, d);
+	return true;
+}
+"""
+
+ROR = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
+ROR_RE = re.compile(r"(?<![<>=!\-])(<=|>=|==|!=|<|>)(?![<>=])")
+INT_RE = re.compile(r"(?<![\w.])(\d+)(?![\w.])")
+DECL_RE = re.compile(r"^(const |static |unsigned |int |bool |uint64_t |"
+                     r"struct \w+ \*?\w|enum |char |size_t |#)")
+SKIP_RE = re.compile(r"cidk__st_add|cidk__st_max|atomic_fetch_add_explicit|"
+                     r"CIDK__SITE|\bcase\b|\bdefault\b|\bfor\b|\bwhile\b")
+
+
+def code_lines(path):
+    """(index, line, code) of the lines to mutate: code without comments."""
+    text = open(os.path.join(ROOT, path)).read().split("\n")
+    out, in_comment = [], False
+    for i, line in enumerate(text):
+        code = line
+        if in_comment:
+            if "*/" in code:
+                code = " " * (code.index("*/") + 2) + code[code.index("*/") + 2:]
+                in_comment = False
+            else:
+                continue
+        code = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group()), code)
+        if "/*" in code:
+            code = code[:code.index("/*")]
+            in_comment = True
+        code = re.sub(r'"(\\.|[^"\\])*"', lambda m: " " * len(m.group()), code)
+        if "invariant checker's part" in line:
+            break  # the oracle: not mutated
+        s = code.strip()
+        if not s or s.startswith("#") or SKIP_RE.search(code):
+            continue
+        out.append((i, line, code))
+    return text, out
+
+
+def simple_stmt(code):
+    s = code.strip()
+    return (s.endswith(";") and s.count("(") == s.count(")") and
+            not DECL_RE.match(s) and not re.match(
+                r"(return|break|continue|goto|else|if|\})\b", s) and
+            "{" not in s and "}" not in s)
+
+
+def enumerate_file(path):
+    text, lines = code_lines(path)
+    base = os.path.basename(path)[:-2]
+    muts = []
+
+    def add(op, i, k, new_lines, what):
+        muts.append({"id": f"{base}:{i + 1}:{op}:{k}", "file": path,
+                     "line": i + 1, "op": op, "what": what,
+                     "edits": new_lines})
+
+    for idx, (i, line, code) in enumerate(lines):
+        for k, m in enumerate(ROR_RE.finditer(code)):
+            op = m.group(1)
+            new = line[:m.start()] + ROR[op] + line[m.end():]
+            add("ror", i, k, {i: new}, f"{op} -> {ROR[op]}")
+        if not line.lstrip().startswith(("static", "unsigned int", "bool")) \
+                or "=" in code:
+            for k, m in enumerate(INT_RE.finditer(code)):
+                n = int(m.group(1))
+                for d, tag in ((1, "p"), (-1, "m")):
+                    if n + d < 0:
+                        continue
+                    new = line[:m.start()] + str(n + d) + line[m.end():]
+                    add("const", i, 2 * k + (d < 0), {i: new},
+                        f"{n} -> {n + d}")
+        if simple_stmt(code):
+            indent = line[:len(line) - len(line.lstrip())]
+            add("drop", i, 0, {i: indent + ";"}, "statement dropped")
+            m = re.match(r"(\s*)cidk__(add|sub)\((.*), (.*)\);\s*$", line)
+            if m:
+                sign = "+" if m.group(2) == "add" else "-"
+                new = (f"{m.group(1)}cidk__st({m.group(3)}, "
+                       f"cidk__ld({m.group(3)}) {sign} ({m.group(4)}));")
+                add("plain", i, 0, {i: new}, f"cidk__{m.group(2)} made plain")
+            if idx + 1 < len(lines):
+                j, line2, code2 = lines[idx + 1]
+                if j == i + 1 and simple_stmt(code2) and \
+                        line2[:len(line2) - len(line2.lstrip())] == indent:
+                    add("swap", i, 0, {i: line2, j: line},
+                        "adjacent statements swapped")
+        if "cidk__cas(" in code:
+            add("plain", i, 1, {i: line.replace("cidk__cas(", "cidk__mut_cas(")},
+                "cidk__cas made plain")
+    return muts
+
+
+def all_mutants(files=None):
+    muts = []
+    for f in (files or FILES):
+        muts += enumerate_file(f)
+    for mid, f, edits in AUDIT:
+        muts.append({"id": mid, "file": f, "line": 0, "op": "audit",
+                     "what": "the audit's planted bug", "patch": edits})
+    return muts
+
+
+def plants():
+    return [{"id": mid, "file": f, "line": 0, "op": "plant",
+             "what": "a plant for a property", "patch": edits}
+            for mid, f, edits in PLANTS]
+
+
+def find(mid):
+    m = [m for m in all_mutants() + plants() if m["id"] == mid]
+    return m[0] if m else None
+
+
+def apply(m):
+    """The mutated text of m's file (None: the patch does not apply)."""
+    src = open(os.path.join(ROOT, m["file"])).read()
+    if "patch" in m:
+        for old, new in m["patch"]:
+            if src.count(old) != 1:
+                return None
+            src = src.replace(old, new)
+        return src
+    lines = src.split("\n")
+    for i, new in m["edits"].items():
+        lines[int(i)] = new
+    src = "\n".join(lines)
+    if "cidk__mut_cas(" in src:
+        k = src.index("\n", src.index('#include "cid/cid_internal.h"'))
+        src = src[:k + 1] + PLAIN_CAS + src[k + 1:]
+    return src
+
+
+def ninja_commands(build):
+    out = subprocess.run(["ninja", "-C", build, "-t", "commands",
+                          "check/cidkit-check"], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    compiles, link = {}, None
+    for c in out:
+        if " -o check/cidkit-check " in c:
+            link = c
+        m = re.search(r"-c \.\./(lib/cid/\w+\.c)$", c)
+        if m and "libchk_engine" in c:
+            compiles[m.group(1)] = c
+    return compiles, link
+
+
+def build_mutant(m, build, tmp, cmds):
+    """Path of the mutant's binary, or None (does not compile)."""
+    compiles, link = cmds
+    src = apply(m)
+    if src is None:
+        return None
+    d = os.path.join(tmp, re.sub(r"[^\w.-]", "_", m["id"]))
+    os.makedirs(d, exist_ok=True)
+    cfile = os.path.join(d, os.path.basename(m["file"]))
+    open(cfile, "w").write(src)
+    cc = shlex.split(compiles[m["file"]])
+    obj_i = cc.index("-o") + 1
+    orig_obj = cc[obj_i]
+    obj = os.path.join(d, "mut.o")
+    cc[obj_i] = obj
+    cc[-1] = cfile
+    # the file's own includes ("cid/...") resolve through -I../lib
+    cc = [a for a in cc if a not in ("-MD", "-Werror")]
+    if "-MQ" in cc:
+        k = cc.index("-MQ")
+        del cc[k:k + 2]
+    if "-MF" in cc:
+        k = cc.index("-MF")
+        del cc[k:k + 2]
+    r = subprocess.run(cc, cwd=build, capture_output=True, text=True)
+    if r.returncode:
+        return None
+    ln = shlex.split(link)
+    exe = os.path.join(d, "cidkit-check")
+    ln[ln.index("-o") + 1] = exe
+    objs = sorted(os.path.join("check/libchk_engine.a.p", o) for o in
+                  os.listdir(os.path.join(build, "check/libchk_engine.a.p"))
+                  if o.endswith(".o"))
+    objs = [obj if o == orig_obj else o for o in objs]
+    k = ln.index("check/libchk_engine.a")
+    ln[k:k + 1] = objs
+    r = subprocess.run(ln, cwd=build, capture_output=True, text=True)
+    return exe if r.returncode == 0 else None
+
+
+def scenarios(exe):
+    r = subprocess.run([exe, "--list", "--json"], capture_output=True,
+                       text=True, check=True)
+    return [s["name"] for s in json.loads(r.stdout)]
+
+
+VIOL_RE = re.compile(r"^(\S+) \(([^,]+), .*: VIOLATION", re.M)
+
+
+def violations(exe, args, timeout):
+    """{(scenario, policy)} with a violation; 'timeout' on a hang."""
+    try:
+        r = subprocess.run([exe] + args, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return {(a, b) for a, b in VIOL_RE.findall(r.stdout)}
+
+
+def judge(exe, policies, names, gen, base, timeout):
+    """(verdict, where): killed / survived / timeout."""
+    for p in policies:
+        for s in names:
+            v = violations(exe, ["--policy", p, "--scenario", s], timeout)
+            if v == "timeout":
+                return "timeout", f"{s} ({p})"
+            new = v - base.get(("lib", p, s), set())
+            if new:
+                return "killed", f"{s} ({p})"
+        if gen:
+            v = violations(exe, ["--generate", str(gen), "--seed",
+                                 str(GEN_SEED), "--policy", p], 4 * timeout)
+            if v == "timeout":
+                return "timeout", f"generator ({p})"
+            new = v - base.get(("gen", p), set())
+            if new:
+                return "killed", "generator: " + ", ".join(
+                    f"{a} ({b})" for a, b in sorted(new))
+    return "survived", ""
+
+
+def baseline(exe, names, gen, timeout):
+    base = {}
+    for p in sorted({p for ps in FILES.values() for p in ps}):
+        for s in names:
+            base[("lib", p, s)] = violations(exe, ["--policy", p,
+                                                   "--scenario", s], timeout)
+        if gen:
+            base[("gen", p)] = violations(exe, ["--generate", str(gen),
+                                                "--seed", str(GEN_SEED),
+                                                "--policy", p], 4 * timeout)
+    return base
+
+
+def cmd_run(a):
+    build = os.path.abspath(a.build)
+    muts = all_mutants()
+    if a.ids:
+        want = set(a.ids.split(","))
+        muts = [m for m in muts if m["id"] in want]
+    elif a.sample:
+        rng = random.Random(a.seed)
+        picked = []
+        for f in FILES:
+            fm = [m for m in muts if m["file"] == f and m["op"] != "audit"]
+            picked += sorted(rng.sample(fm, min(a.sample, len(fm))),
+                             key=lambda m: (m["line"], m["id"]))
+        muts = [m for m in muts if m["op"] == "audit"] + picked
+    cmds = ninja_commands(build)
+    base_exe = os.path.join(build, "check/cidkit-check")
+    names = scenarios(base_exe)
+    t0 = time.time()
+    bfile = a.out + ".baseline" if a.out else None
+    if bfile and os.path.exists(bfile) and \
+            os.path.getmtime(bfile) > os.path.getmtime(base_exe):
+        base = {tuple(json.loads(k)): {tuple(x) for x in v}
+                for k, v in json.load(open(bfile)).items()}
+    else:
+        base = baseline(base_exe, names, a.gen, a.timeout)
+        if bfile:
+            json.dump({json.dumps(list(k)): sorted(v) if v != "timeout" else []
+                       for k, v in base.items()}, open(bfile, "w"))
+    tmp = tempfile.mkdtemp(prefix="cidkit-mutants-")
+    results = []
+
+    def one(m):
+        exe = build_mutant(m, build, tmp, cmds)
+        if not exe:
+            return dict(m, verdict="stillborn", where="")
+        v, where = judge(exe, FILES[m["file"]], names, a.gen, base, a.timeout)
+        shutil.rmtree(os.path.dirname(exe), ignore_errors=True)
+        return dict(m, verdict=v, where=where)
+
+    def save():
+        out = {"date": datetime.date.today().isoformat(),
+               "command": " ".join(["scripts/mutate.py"] + sys.argv[1:]),
+               "seconds": round(time.time() - t0), "gen": a.gen,
+               "done": len(results), "of": len(muts),
+               "results": [{k: v for k, v in r.items()
+                            if k not in ("edits", "patch")} for r in results]}
+        if a.out:
+            json.dump(out, open(a.out, "w"), indent=1)
+
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+        for r in ex.map(one, muts):
+            results.append(r)
+            print(f"{r['id']:28} {r['verdict']:9} {r['what']:28} {r['where']}",
+                  flush=True)
+            save()  # a partial run still reports what it judged
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+def score_table(d, expl):
+    rows = ["| file | mutants | stillborn | killed by `cidkit check` | "
+            "survived | hung (timeout) | equivalent (of the survivors) | "
+            "score (killed / non-equivalent) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for f in list(FILES) + ["audit"]:
+        rs = [r for r in d["results"] if
+              (r["op"] == "audit") == (f == "audit") and
+              (f == "audit" or r["file"] == f)]
+        if not rs:
+            continue
+        n = len(rs)
+        still = sum(r["verdict"] == "stillborn" for r in rs)
+        killed = sum(r["verdict"] == "killed" for r in rs)
+        surv = [r for r in rs if r["verdict"] == "survived"]
+        hung = sum(r["verdict"] == "timeout" for r in rs)
+        eq = sum(expl.get(r["id"], "").startswith("equivalent") for r in surv)
+        denom = n - still - eq
+        rows.append(f"| {f} | {n} | {still} | {killed} | {len(surv)} | {hung} "
+                    f"| {eq} | {100 * (killed + hung) / denom if denom else 0:.0f} % |")
+    return "\n".join(rows)
+
+
+def cmd_report(a):
+    d = json.load(open(a.json))
+    expl = {}
+    ef = os.path.join(ROOT, "tests/check/survivors.txt")
+    if os.path.exists(ef):
+        for line in open(ef):
+            if line.strip() and not line.startswith("#"):
+                k, _, v = line.partition(" ")
+                expl[k] = v.strip()
+    part = ""
+    if d.get("done", len(d["results"])) < d.get("of", len(d["results"])):
+        part = (f" Stopped after {d['done']} of {d['of']} mutants (the rest "
+                "not judged).")
+    text = [f"Command: `{d['command']}` ({d['date']}, {d['seconds']} s wall "
+            f"on this 2-core machine shared with other jobs, generator "
+            f"{d['gen']} scenarios per policy).{part}", "",
+            score_table(d, expl), "",
+            "Survivors, each with why:", ""]
+    for r in d["results"]:
+        if r["verdict"] == "survived":
+            text.append(f"- `{r['id']}` ({r['what']}): "
+                        f"{expl.get(r['id'], 'not explained yet')}")
+    out = "\n".join(text)
+    if a.doc:
+        doc = open(a.doc).read()
+        s, e = "<!-- mutants -->\n", "<!-- /mutants -->"
+        if s in doc and e in doc:
+            doc = doc[:doc.index(s) + len(s)] + out + "\n" + doc[doc.index(e):]
+            open(a.doc, "w").write(doc)
+    print(out)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("list")
+    p.add_argument("files", nargs="*")
+    p = sub.add_parser("show")
+    p.add_argument("id")
+    p = sub.add_parser("build")
+    p.add_argument("id")
+    p.add_argument("dir")
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p = sub.add_parser("kill")
+    p.add_argument("id")
+    p.add_argument("--timeout", type=int, default=120)
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p = sub.add_parser("run")
+    p.add_argument("--sample", type=int, default=0,
+                   help="N mutants per file (0: all)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--ids")
+    p.add_argument("--out")
+    p.add_argument("--gen", type=int, default=8,
+                   help="generated scenarios per policy")
+    p.add_argument("--timeout", type=int, default=120)
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p = sub.add_parser("report")
+    p.add_argument("json")
+    p.add_argument("--doc")
+    a = ap.parse_args()
+    if a.cmd == "list":
+        for m in all_mutants(a.files or None):
+            print(f"{m['id']:28} {m['what']}")
+        return 0
+    if a.cmd in ("build", "kill"):
+        m = find(a.id)
+        if not m:
+            print(f"mutate.py: no mutant {a.id}", file=sys.stderr)
+            return 2
+        build = os.path.abspath(a.build)
+        tmp = os.path.abspath(a.dir) if a.cmd == "build" else \
+            tempfile.mkdtemp(prefix="cidkit-mutant-")
+        exe = build_mutant(m, build, tmp, ninja_commands(build))
+        if not exe:
+            print(f"mutate.py: {a.id} does not build", file=sys.stderr)
+            return 2
+        if a.cmd == "build":
+            print(exe)
+            return 0
+        # killed by the library scenarios alone (the unmutated build passes
+        # them all: tests/check/matrix.py)
+        names = scenarios(exe)
+        for p in FILES[m["file"]]:
+            for s in names:
+                v = violations(exe, ["--policy", p, "--scenario", s],
+                               a.timeout)
+                if v:
+                    print(f"{a.id}: killed by {s} ({p})")
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    return 0
+        print(f"{a.id}: survived")
+        shutil.rmtree(tmp, ignore_errors=True)
+        return 1
+    if a.cmd == "show":
+        m = [find(a.id)] if find(a.id) else []
+        if not m:
+            print(f"mutate.py: no mutant {a.id}", file=sys.stderr)
+            return 2
+        src = open(os.path.join(ROOT, m[0]["file"])).read()
+        new = apply(m[0])
+        if new is None:
+            print(f"mutate.py: {a.id} does not apply", file=sys.stderr)
+            return 2
+        import difflib
+        sys.stdout.writelines(difflib.unified_diff(
+            src.splitlines(True), new.splitlines(True), m[0]["file"],
+            m[0]["file"] + " (" + a.id + ")"))
+        return 0
+    if a.cmd == "run":
+        return cmd_run(a)
+    return cmd_report(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
