@@ -229,20 +229,21 @@ static void replay_dirs(const struct chk_model *m, const struct chk_result *r,
 }
 
 static void report(const char *text, const struct scenario *s,
-		   const char *policy, const struct chk_model *m,
-		   const struct chk_result *r)
+		   const char *policy, const char *mutant,
+		   const struct chk_model *m, const struct chk_result *r)
 {
 	printf("%s (%s, %u CPUs, %u tasks): VIOLATION - %lu schedules, "
-	       "preemption bound %u\n", s->name, policy, s->cpus, s->ntasks,
-	       r->schedules, r->bound);
+	       "explorer-switch bound %u\n", s->name, policy, s->cpus,
+	       s->ntasks, r->schedules, r->bound);
 	printf("%s: %s\n", r->property, r->why);
-	printf("trace: %u steps, %u preemption(s) (* marks one)\n",
+	printf("trace: %u steps, %u explorer switch(es) (* marks one: another "
+	       "task's step while this one could go on)\n",
 	       r->trace_len, r->trace_preemptions);
 	chk_print_trace(stdout, m, r);
 	printf("state at the violation:\n%s", r->dump ? r->dump : "");
 	printf("scenario file (save as %s.scn):\n%s", s->name, text);
-	printf("replay: cidkit check --scenario %s.scn --policy %s --replay ",
-	       s->name, policy);
+	printf("replay: cidkit check --scenario %s.scn --policy %s%s%s --replay ",
+	       s->name, policy, mutant ? " --mutant " : "", mutant ? mutant : "");
 	replay_dirs(m, r, stdout);
 	printf("\n\n");
 }
@@ -297,7 +298,7 @@ int gen_run(const struct gen_opts *g, const struct chk_opts *copts)
 			runs++;
 			if (r.verdict == CHK_VIOLATION) {
 				bad++;
-				report(text, &s, pol, &m, &r);
+				report(text, &s, pol, g->mutant, &m, &r);
 			}
 			chk_result_free(&r);
 			cid_model_free(cm);

@@ -1110,7 +1110,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	if (rc)
 		return rc;
 	o->gen = (struct gen_opts){ generate, seed, (double)budget, o->policy,
-				    print_gen };
+				    print_gen, o->mutant };
 	if ((budget || print_gen) && !generate)
 		return cli_error("check: --budget and --print-generated need "
 				 "--generate");

@@ -71,15 +71,19 @@ void cidk__cid_lease_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 }
 
 /*
- * The public switch-in.  When the policy finds no CID below its bound it
- * falls back to the lowest free CID below nr_cpu_ids -- a bound violation
- * cidk_cid_check() reports.  When there is none at all, another driver
- * may be between taking a CID out of a per-CPU slot and clearing its bit
- * (an exit, a scan): wait for it, as the kernel's mm_cid_get() does, but
- * at most CIDK_CID_SWITCH_SPINS pauses (a single-threaded driver that
- * runs more tasks than there are CIDs would wait forever).  Then the task
- * runs without a CID: the caller sees CIDK_CID_NONE, the checker reports
- * it, and the stall is counted.
+ * The public switch-in.  When the policy finds no CID below its bound,
+ * another driver may be between taking a CID out of a per-CPU slot and
+ * clearing its bit (an exit, a scan): wait for it, as the kernel's
+ * mm_cid_get() does ("while ((cid = __mm_cid_get(rq, t, mm)) < 0)
+ * cpu_relax();", Linux 6.4-6.18), but at most CIDK_CID_SWITCH_SPINS pauses
+ * (a single-threaded driver that runs more tasks than there are CIDs would
+ * wait forever).  Only then fall back to the lowest free CID below
+ * nr_cpu_ids -- a bound violation cidk_cid_check() reports -- or, with
+ * none at all, run the task without a CID: the caller sees
+ * CIDK_CID_NONE, the checker reports it, and the stall is counted.
+ * (Falling back at once, before waiting, broke the bound in a race the
+ * checker's scenario generator found: an exit on 2 allowed CPUs of 4 took
+ * its CID out of its slot and had not cleared the bit yet.)
  */
 #define CIDK_CID_SWITCH_SPINS 1024u
 
@@ -93,13 +97,14 @@ static unsigned int switch_in(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 
 		if (cid != CIDK_CID_NONE)
 			return cid;
-		cid = cidk__cid_take_lowest(mm, sh, mm->nr_cpu_ids);
-		if (cid != CIDK_CID_NONE) {
-			cidk__cid_note_in(mm, sh, t, cpu, cid);
-			return cid;
-		}
-		if (spins == CIDK_CID_SWITCH_SPINS)
+		if (spins == CIDK_CID_SWITCH_SPINS) {
+			cid = cidk__cid_take_lowest(mm, sh, mm->nr_cpu_ids);
+			if (cid != CIDK_CID_NONE) {
+				cidk__cid_note_in(mm, sh, t, cpu, cid);
+				return cid;
+			}
 			break;
+		}
 		cidk__spin_wait();
 	}
 	cidk__st_add(sh, ST_STALLS, 1);
