@@ -352,6 +352,7 @@ static void main_alone(uint64_t end, struct cidk__prng *rng)
 
 		while (cidk__now_ns() < stop && cidk__now_ns() < end)
 			sink += cidk_rseq_cpu_id();
+		(void)sink; /* read: clang's -Wunused-but-set-variable */
 		nanosleep(&ts, NULL);
 	}
 }
