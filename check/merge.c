@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "jsonr.h"
+#include <jansson.h>
 #include "shard.h"
 
 /* ---- writing ------------------------------------------------------------------------ */
@@ -116,11 +116,35 @@ void shard_write_part(struct jw *w, const struct chk_result *r,
 
 /* ---- reading ------------------------------------------------------------------------ */
 
-static int get_ul(const struct jr *o, const char *key, unsigned long *v)
+struct json_t *shard_parse(const char *text, size_t len, char *why,
+			   size_t wlen)
+{
+	json_error_t err;
+	json_t *v = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+
+	if (v)
+		return v;
+	if (json_error_code(&err) == json_error_premature_end_of_input)
+		snprintf(why, wlen, "truncated at byte %d", err.position);
+	else
+		snprintf(why, wlen, "%s, at byte %d", err.text, err.position);
+	return NULL;
+}
+
+/* An unsigned integer (jansson's json_int_t is signed: negatives refused). */
+static int get_u64(const json_t *v, uint64_t *out)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return -1;
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int get_ul(const json_t *o, const char *key, unsigned long *v)
 {
 	uint64_t x;
 
-	if (jr_u64(jr_get(o, key), &x) || x > 0xffffffffffffull)
+	if (get_u64(json_object_get(o, key), &x) || x > 0xffffffffffffull)
 		return -1;
 	*v = (unsigned long)x;
 	return 0;
@@ -132,25 +156,27 @@ static int hexval(char c)
 	       c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-static int read_hashes(const struct jr *a, struct shard_part *p)
+static int read_hashes(const json_t *a, struct shard_part *p)
 {
 	unsigned long n = 0;
+	size_t b;
+	json_t *e;
 
-	if (!a || a->type != JR_ARR || a->n != p->bound + 1)
+	if (!json_is_array(a) || json_array_size(a) != p->bound + 1)
 		return -1;
-	for (size_t b = 0; b < a->n; b++) {
-		if (a->v[b]->type != JR_STR || a->v[b]->len % 16)
+	json_array_foreach(a, b, e) {
+		if (!json_is_string(e) || json_string_length(e) % 16)
 			return -1;
-		n += a->v[b]->len / 16;
+		n += json_string_length(e) / 16;
 	}
 	p->hashes = malloc((n ? n : 1) * sizeof(*p->hashes));
 	p->hash_bound = malloc(n ? n : 1);
 	if (!p->hashes || !p->hash_bound)
 		return -1;
-	for (size_t b = 0; b < a->n; b++) {
-		const char *s = a->v[b]->s;
+	json_array_foreach(a, b, e) {
+		const char *s = json_string_value(e);
 
-		for (size_t i = 0; i < a->v[b]->len; i += 16) {
+		for (size_t i = 0; i < json_string_length(e); i += 16) {
 			uint64_t h = 0;
 
 			for (size_t d = 0; d < 16; d++) {
@@ -194,33 +220,34 @@ static int read_schedule(const char *s, struct shard_part *p)
 	return 0;
 }
 
-int shard_read_part(const struct jr *item, struct shard_part *p, char *why,
+int shard_read_part(const json_t *item, struct shard_part *p, char *why,
 		    size_t len)
 {
-	const struct jr *o = jr_get(item, "part"), *pb, *v;
+	const json_t *o = json_object_get(item, "part"), *pb, *v, *e;
 	unsigned long k, n, b;
+	size_t i;
 
 	memset(p, 0, sizeof(*p));
-	pb = jr_get(o, "per_bound");
-	v = jr_get(o, "violation");
+	pb = json_object_get(o, "per_bound");
+	v = json_object_get(o, "violation");
 	if (get_ul(o, "k", &k) || get_ul(o, "n", &n) || !k || k > n ||
 	    n > 100000 || get_ul(o, "bound", &b) || b > CHK_MAX_BOUND ||
-	    !v || v->type != JR_BOOL || get_ul(o, "schedules", &p->schedules) ||
+	    !json_is_boolean(v) || get_ul(o, "schedules", &p->schedules) ||
 	    get_ul(o, "steps", &p->steps) || get_ul(o, "cut", &p->cut) ||
-	    !pb || pb->type != JR_ARR ||
-	    pb->n != b + 1)
+	    !json_is_array(pb) || json_array_size(pb) != b + 1)
 		goto bad;
 	p->sp.k = (unsigned int)k;
 	p->sp.n = (unsigned int)n;
 	p->bound = (unsigned int)b;
-	p->violation = v->b;
-	for (size_t i = 0; i < pb->n; i++) {
-		const struct jr *e = pb->v[i];
+	p->violation = json_is_true(v);
+	json_array_foreach(pb, i, e) {
 		uint64_t s, st, sc, sv;
 
-		if (e->type != JR_ARR || e->n != 4 || jr_u64(e->v[0], &s) ||
-		    jr_u64(e->v[1], &st) || jr_u64(e->v[2], &sc) ||
-		    jr_u64(e->v[3], &sv))
+		if (!json_is_array(e) || json_array_size(e) != 4 ||
+		    get_u64(json_array_get(e, 0), &s) ||
+		    get_u64(json_array_get(e, 1), &st) ||
+		    get_u64(json_array_get(e, 2), &sc) ||
+		    get_u64(json_array_get(e, 3), &sv))
 			goto bad;
 		p->bsched[i] = (unsigned long)s;
 		p->bsteps[i] = (unsigned long)st;
@@ -229,14 +256,14 @@ int shard_read_part(const struct jr *item, struct shard_part *p, char *why,
 	}
 	if (p->violation) {
 		unsigned long tl;
-		const struct jr *s = jr_get(o, "schedule");
+		const json_t *s = json_object_get(o, "schedule");
 
 		if (get_ul(o, "unit", &p->unit) || get_ul(o, "trace_len", &tl) ||
-		    !s || s->type != JR_STR || read_schedule(s->s, p))
+		    !json_is_string(s) || read_schedule(json_string_value(s), p))
 			goto bad;
 		p->trace_len = (unsigned int)tl;
 	}
-	if (read_hashes(jr_get(o, "state_hashes"), p))
+	if (read_hashes(json_object_get(o, "state_hashes"), p))
 		goto bad;
 	return 0;
 bad:

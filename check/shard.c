@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "json.h"
-#include "jsonr.h"
+#include <jansson.h>
 #include "shard.h"
 
 #define UNITS_PER_PART 16
@@ -214,16 +214,16 @@ static int job_read(struct job *j)
 static int job_part(struct job *j, struct shard_part *p, struct shared *shm,
 		    char *why, size_t len)
 {
-	struct jr *v;
 	char w[200];
+	json_t *v = shard_parse(j->buf, j->len, w, sizeof(w));
 	int rc;
 
-	if (jr_parse(j->buf, j->len, &v, w, sizeof(w))) {
+	if (!v) {
 		snprintf(why, len, "a job's result: %s", w);
 		return -EIO;
 	}
 	rc = shard_read_part(v, p, why, len);
-	jr_free(v);
+	json_decref(v);
 	if (rc)
 		return -EIO;
 	if (p->violation && p->bound < atomic_load(&shm->stop_above))

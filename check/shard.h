@@ -32,7 +32,7 @@
 #include "chk.h"
 
 struct jw;
-struct jr;
+struct json_t;
 
 struct shard_spec {
 	unsigned int k, n; /* part k (1..n) of n */
@@ -76,8 +76,15 @@ struct shard_part {
 /* Write @r as a part ("part": {...}) of an open --json object. */
 void shard_write_part(struct jw *w, const struct chk_result *r,
 		      const struct shard_spec *sp);
+/*
+ * Parse the @len bytes at @text (JSON, through jansson; a key twice is
+ * refused): the tree, which the caller frees with json_decref(), or NULL
+ * and why ("truncated at byte N" when the text ends early).
+ */
+struct json_t *shard_parse(const char *text, size_t len, char *why,
+			   size_t wlen);
 /* Read the "part" of --json object @item: 0, or -1 and why. */
-int shard_read_part(const struct jr *item, struct shard_part *p, char *why,
+int shard_read_part(const struct json_t *item, struct shard_part *p, char *why,
 		    size_t len);
 void shard_part_free(struct shard_part *p);
 

@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "json.h"
-#include "jsonr.h"
+#include <jansson.h>
 #include "shardio.h"
 
 #define MAX_MERGE_FILE (1024ul * 1024 * 1024)
@@ -97,39 +97,38 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-static const char *str_of(const struct jr *o, const char *key)
+static const char *str_of(const json_t *o, const char *key)
 {
-	const struct jr *v = jr_get(o, key);
-
-	return v && v->type == JR_STR ? v->s : NULL;
+	return json_string_value(json_object_get(o, key));
 }
 
 /* One file's items into @set (the first file sets the shape). */
-static int load_one(const char *path, const struct jr *top,
+static int load_one(const char *path, const json_t *top,
 		    struct merge_set *set, char *const *files, unsigned int *who)
 {
 	struct shard_part p;
 	char why[200];
 
-	if (top->type != JR_ARR || !top->n)
+	size_t nitems = json_array_size(top);
+
+	if (!json_is_array(top) || !nitems)
 		return cli_error("check: --merge: %s: not the --json of cidkit "
 				 "check --shard", cli_q(path));
 	if (!set->item) {
-		set->nitems = (unsigned int)top->n;
-		set->item = calloc(top->n, sizeof(*set->item));
+		set->nitems = (unsigned int)nitems;
+		set->item = calloc(nitems, sizeof(*set->item));
 		if (!set->item)
 			return cli_error("check: out of memory");
-	} else if (top->n != set->nitems) {
+	} else if (nitems != set->nitems) {
 		return cli_error("check: --merge: %s: %zu scenario(s), %s has %u: "
 				 "parts of different searches", cli_q(path),
-				 top->n, cli_q(files[0]), set->nitems);
+				 nitems, cli_q(files[0]), set->nitems);
 	}
-	for (size_t i = 0; i < top->n; i++) {
-		const struct jr *it = top->v[i];
+	for (size_t i = 0; i < nitems; i++) {
+		const json_t *it = json_array_get(top, i);
 		const char *text = str_of(it, "scenario_text"),
 			   *pol = str_of(it, "policy"), *opt = str_of(it, "options");
 		struct merge_item *m = &set->item[i];
-		const struct jr *ea;
 
 		if (!text || !pol || !opt ||
 		    shard_read_part(it, &p, why, sizeof(why)))
@@ -149,8 +148,7 @@ static int load_one(const char *path, const struct jr *top,
 			m->policy = strdup(pol);
 			m->options = strdup(opt);
 			m->parts = calloc(set->n, sizeof(*m->parts));
-			ea = jr_get(it, "expect_applies");
-			m->own_policy = ea && ea->type == JR_BOOL && ea->b;
+			m->own_policy = json_is_true(json_object_get(it, "expect_applies"));
 			if (!m->text || !m->policy || !m->options || !m->parts) {
 				shard_part_free(&p);
 				return cli_error("check: out of memory");
@@ -188,7 +186,7 @@ int merge_load(char *const *files, unsigned int nfiles, struct merge_set *set)
 	if (!who)
 		return cli_error("check: out of memory");
 	for (unsigned int f = 0; f < nfiles && !rc; f++) {
-		struct jr *top;
+		json_t *top;
 		char why[200];
 		size_t len;
 		char *buf = read_file(files[f], &len);
@@ -197,7 +195,8 @@ int merge_load(char *const *files, unsigned int nfiles, struct merge_set *set)
 			rc = CLI_EXIT_USAGE;
 			break;
 		}
-		if (jr_parse(buf, len, &top, why, sizeof(why))) {
+		top = shard_parse(buf, len, why, sizeof(why));
+		if (!top) {
 			free(buf);
 			rc = cli_error("check: --merge: %s: not JSON (%s)",
 				       cli_q(files[f]), why);
@@ -208,7 +207,7 @@ int merge_load(char *const *files, unsigned int nfiles, struct merge_set *set)
 		for (unsigned int i = 0; !rc && i < set->n; i++)
 			if (set->item[0].parts[i].sp.k && !who[i] && f)
 				who[i] = f; /* (0: the first file) */
-		jr_free(top);
+		json_decref(top);
 	}
 	if (!rc) {
 		for (unsigned int i = 0; i < set->n && !rc; i++)

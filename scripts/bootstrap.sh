@@ -8,6 +8,7 @@ pkgs="meson ninja-build gcc g++ clang libclang-rt-14-dev make python3 pkg-config
 	qemu-system-x86 qemu-system-arm busybox-static gcc-aarch64-linux-gnu
 	libc6-dev-arm64-cross zstd file
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd xz-utils
+	libjansson-dev
 	parallel"
 missing=""
 for p in $pkgs; do
