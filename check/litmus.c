@@ -208,8 +208,9 @@ static void dump(void *ctx, FILE *f)
 		atomic_load(&L.y) | L.py, L.r[0], L.r[1], L.r[2], L.r[3]);
 }
 
-int litmus_run(unsigned int i, unsigned int memory, unsigned int weak_bound,
-	       struct chk_result *r, bool *allowed)
+static int explore(unsigned int i, unsigned int memory,
+		   unsigned int weak_bound, const struct chk_replay *d,
+		   unsigned int nd, struct chk_result *r, bool *allowed)
 {
 	struct chk_model m = {
 		.nthreads = i < T_NR ? tests[i].nthreads : 0,
@@ -225,6 +226,8 @@ int litmus_run(unsigned int i, unsigned int memory, unsigned int weak_bound,
 		.max_steps = 100,
 		.memory = memory,
 		.weak_bound = weak_bound,
+		.replay = d,
+		.nreplay = nd,
 	};
 	int rc;
 
@@ -234,6 +237,19 @@ int litmus_run(unsigned int i, unsigned int memory, unsigned int weak_bound,
 	rc = chk_explore(&m, &o, r);
 	*allowed = r->verdict == CHK_VIOLATION;
 	return rc;
+}
+
+int litmus_run(unsigned int i, unsigned int memory, unsigned int weak_bound,
+	       struct chk_result *r, bool *allowed)
+{
+	return explore(i, memory, weak_bound, NULL, 0, r, allowed);
+}
+
+int litmus_replay(unsigned int i, unsigned int memory,
+		  const struct chk_replay *d, unsigned int nd,
+		  struct chk_result *r, bool *allowed)
+{
+	return explore(i, memory, 0, d, nd, r, allowed);
 }
 
 int litmus_table(FILE *f, unsigned int weak_bound)

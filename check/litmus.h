@@ -34,6 +34,11 @@ const char *litmus_code(unsigned int i);
 int litmus_run(unsigned int i, unsigned int memory, unsigned int weak_bound,
 	       struct chk_result *r, bool *allowed);
 
+/* One schedule of test @i: @d's @nd directives (chk_opts.replay). */
+int litmus_replay(unsigned int i, unsigned int memory,
+		  const struct chk_replay *d, unsigned int nd,
+		  struct chk_result *r, bool *allowed);
+
 /*
  * The table `cidkit check --litmus` prints: each test's outcome under
  * each model, and the schedules each search ran.  0, or a negative errno.

@@ -275,9 +275,15 @@ static void set_mode(struct cidk_cid_mm *mm, unsigned int mode)
 		cidk__st_mb(&mm->mode, mode);
 		return;
 	}
-	/* without W2: two words, transit first (see the header) */
-	cidk__st_mb(&mm->transit, mode & OWN_TRANSIT);
-	cidk__st_mb(&mm->percpu, (mode & OWN_ONCPU) ? 1u : 0u);
+	/*
+	 * without W2: two words, transit first (see the header), written
+	 * as 6.19 wrote them, WRITE_ONCE() with no barrier around the
+	 * fixup walks ([WOES] V2 2/4 made it one word and added the
+	 * barriers): relaxed stores, which a weakly ordered CPU may show
+	 * another in either order
+	 */
+	cidk__st(&mm->transit, mode & OWN_TRANSIT);
+	cidk__st(&mm->percpu, (mode & OWN_ONCPU) ? 1u : 0u);
 }
 
 /* The mode as a switch reads it: one word (W2), or two loads. */
