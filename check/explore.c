@@ -1364,6 +1364,13 @@ void chk_step_what(const struct chk_step *s, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s %s: %s -> %s", chk_op_name(s->op),
 			 name ? name : "?", a, b);
+	if (s->way) { /* a weak memory choice (check/memory.h) */
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, s->op == CIDK__OP_LOAD ?
+			 " (an older store, ~%u)" : " (before a newer store, ~%u)",
+			 s->way);
+	}
 }
 
 void chk_print_trace(FILE *f, const struct chk_model *m,
