@@ -397,9 +397,34 @@ static void tso_append(unsigned int li, uint64_t v, bool flushed)
 		flush_to(li, l->n - 1);
 }
 
+/*
+ * A pause of a retry loop (CIDK__OP_SPIN): the thread waits for another's
+ * progress, and stores reach every thread in finite time (C11
+ * [atomics.order]: "should be visible ... within a reasonable amount of
+ * time"), so after the pause it sees every word's newest store: tso
+ * drains every buffer, rc11 moves the thread's view to the newest.
+ * Without it a loop that reads an older store again and again would be
+ * reported as a live lock that no machine has.
+ */
+static void catch_up(unsigned int tid)
+{
+	if (M.model == CHK_MEM_TSO) {
+		for (unsigned int t = 0; t < M.nthreads; t++)
+			drain(t);
+		return;
+	}
+	for (unsigned int i = 0; i < M.nlocs; i++) {
+		uint16_t top = (uint16_t)(M.l[i].n - 1);
+
+		M.t[tid].cur[i] = top;
+		if (M.t[tid].acq[i] < top)
+			M.t[tid].acq[i] = top;
+	}
+}
+
 /* ---- the steps ----------------------------------------------------------------- */
 
-enum kind { K_NONE, K_LOAD, K_STORE, K_RMW, K_FENCE };
+enum kind { K_NONE, K_LOAD, K_STORE, K_RMW, K_FENCE, K_SPIN };
 
 static enum kind kind_of(int op)
 {
@@ -408,6 +433,7 @@ static enum kind kind_of(int op)
 	case CIDK__OP_STORE: case CIDK__OP_UNLOCK: return K_STORE;
 	case CIDK__OP_RMW: case CIDK__OP_CAS: case CIDK__OP_LOCK: return K_RMW;
 	case CHK_OP_FENCE: return K_FENCE;
+	case CIDK__OP_SPIN: return K_SPIN;
 	default: return K_NONE;
 	}
 }
@@ -428,7 +454,7 @@ unsigned int chk_mem_options(unsigned int tid, int op, const void *addr,
 	M.mo = (acc >> 4) & 3u;
 	M.restore = false;
 	M.fence_after = false;
-	if (M.kind == K_FENCE) {
+	if (M.kind == K_FENCE || M.kind == K_SPIN) {
 		M.active = true;
 		return 1;
 	}
@@ -468,6 +494,10 @@ void chk_mem_begin(unsigned int k)
 			fence_sc(M.tid);
 		return;
 	}
+	if (M.kind == K_SPIN) {
+		catch_up(M.tid);
+		return;
+	}
 	l = &M.l[M.li];
 	if (M.kind == K_LOAD) {
 		int own = M.model == CHK_MEM_TSO ? own_buffered(l, M.tid) : -1;
@@ -503,7 +533,7 @@ void chk_mem_access(uint64_t found, uint64_t left)
 {
 	struct loc *l;
 
-	if (!M.active || M.kind == K_FENCE || M.overflow)
+	if (!M.active || M.kind == K_FENCE || M.kind == K_SPIN || M.overflow)
 		return;
 	l = &M.l[M.li];
 	if (M.kind == K_LOAD) {
@@ -556,7 +586,7 @@ void chk_mem_end(void)
 	if (!M.active)
 		return;
 	M.active = false;
-	if (M.kind == K_FENCE || M.overflow)
+	if (M.kind == K_FENCE || M.kind == K_SPIN || M.overflow)
 		return;
 	l = &M.l[M.li];
 	if (M.restore)
