@@ -256,7 +256,8 @@ int litmus_table(FILE *f, unsigned int weak_bound)
 {
 	fprintf(f, "%-12s %-20s", "test", "outcome");
 	for (unsigned int k = 0; k < CHK_MEM_NR; k++)
-		fprintf(f, " %-18s", chk_memory_name(k));
+		fprintf(f, k + 1 < CHK_MEM_NR ? " %-20s" : " %s",
+			chk_memory_name(k));
 	fputc('\n', f);
 	for (unsigned int i = 0; i < T_NR; i++) {
 		fprintf(f, "%-12s %-20s", tests[i].name, tests[i].outcome);
@@ -272,7 +273,7 @@ int litmus_table(FILE *f, unsigned int weak_bound)
 			}
 			snprintf(cell, sizeof(cell), "%s (%lu)",
 				 allowed ? "allowed" : "forbidden", r.schedules);
-			fprintf(f, " %-18s", cell);
+			fprintf(f, k + 1 < CHK_MEM_NR ? " %-20s" : " %s", cell);
 			chk_result_free(&r);
 		}
 		fputc('\n', f);
