@@ -21,8 +21,10 @@
  *
  * Memory order: relaxed for data, seq_cst for RMW and CAS, acquire and
  * release for the locks -- what the code used before this layer.  The
- * checker explores sequentially consistent interleavings of these steps
- * (docs/check.md says what that leaves out).
+ * checker explores sequentially consistent interleavings of these steps,
+ * or (`--memory tso|rc11`, check/memory.h) lets a load read an older
+ * store as the order of each step allows: CIDK__ACC() below tells it the
+ * order and the width (docs/check.md, "Memory models").
  *
  * Per-shard cost counters (cid_internal.h) are not steps: they are
  * statistics, never read by the policies.
@@ -145,7 +147,8 @@ CIDK__INLINE unsigned int cidk__ld_(const _Atomic unsigned int *p,
 {
 	unsigned int v;
 
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_RLX), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_RLX),
+			 p);
 	v = atomic_load_explicit(p, memory_order_relaxed);
 	cidk__chk_after(v, v);
 	return v;
@@ -154,7 +157,8 @@ CIDK__INLINE unsigned int cidk__ld_(const _Atomic unsigned int *p,
 CIDK__INLINE void cidk__st_(_Atomic unsigned int *p, unsigned int v,
 			    const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_RLX), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_RLX),
+			 p);
 	cidk__chk_after(CIDK__PEEK(p), v);
 	atomic_store_explicit(p, v, memory_order_relaxed);
 }
@@ -163,7 +167,8 @@ CIDK__INLINE void cidk__st_(_Atomic unsigned int *p, unsigned int v,
 CIDK__INLINE void cidk__st_mb_(_Atomic unsigned int *p, unsigned int v,
 			       const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_SC), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_SC),
+			 p);
 	cidk__chk_after(CIDK__PEEK(p), v);
 	atomic_store(p, v);
 }
@@ -174,7 +179,8 @@ CIDK__INLINE bool cidk__cas_(_Atomic unsigned int *p, unsigned int *expected,
 	unsigned int want = *expected;
 	bool ok;
 
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_CAS, sizeof(*p), CIDK__MO_SC), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_CAS, sizeof(*p), CIDK__MO_SC),
+			 p);
 	ok = atomic_compare_exchange_strong(p, expected, desired);
 	cidk__chk_after(ok ? want : *expected, ok ? desired : *expected);
 	return ok;
@@ -185,7 +191,8 @@ CIDK__INLINE unsigned int cidk__add_(_Atomic unsigned int *p, unsigned int d,
 {
 	unsigned int old;
 
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC),
+			 p);
 	old = atomic_fetch_add(p, d);
 	cidk__chk_after(old, old + d);
 	return old;
@@ -196,7 +203,8 @@ CIDK__INLINE unsigned int cidk__sub_(_Atomic unsigned int *p, unsigned int d,
 {
 	unsigned int old;
 
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC),
+			 p);
 	old = atomic_fetch_sub(p, d);
 	cidk__chk_after(old, old - d);
 	return old;
@@ -209,7 +217,8 @@ CIDK__INLINE unsigned int cidk__sub_(_Atomic unsigned int *p, unsigned int d,
 CIDK__INLINE void cidk__st_rel_(_Atomic unsigned int *p, unsigned int v,
 				const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_REL), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_REL),
+			 p);
 	cidk__chk_after(CIDK__PEEK(p), v);
 	atomic_store_explicit(p, v, memory_order_release);
 }
@@ -229,7 +238,8 @@ CIDK__INLINE uint64_t cidk__ld64_(const _Atomic uint64_t *p,
 {
 	uint64_t v;
 
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_RLX), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_RLX),
+			 p);
 	v = atomic_load_explicit(p, memory_order_relaxed);
 	cidk__chk_after(v, v);
 	return v;
@@ -238,7 +248,8 @@ CIDK__INLINE uint64_t cidk__ld64_(const _Atomic uint64_t *p,
 CIDK__INLINE void cidk__st64_(_Atomic uint64_t *p, uint64_t v,
 			      const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_RLX), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_RLX),
+			 p);
 	cidk__chk_after(CIDK__PEEK(p), v);
 	atomic_store_explicit(p, v, memory_order_relaxed);
 }
@@ -249,7 +260,8 @@ CIDK__INLINE bool cidk__cas64_(_Atomic uint64_t *p, uint64_t *expected,
 	uint64_t want = *expected;
 	bool ok;
 
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_CAS, sizeof(*p), CIDK__MO_SC), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_CAS, sizeof(*p), CIDK__MO_SC),
+			 p);
 	ok = atomic_compare_exchange_strong(p, expected, desired);
 	cidk__chk_after(ok ? want : *expected, ok ? desired : *expected);
 	return ok;
@@ -270,7 +282,8 @@ CIDK__INLINE unsigned int cidk__ldp_(const unsigned int *p,
 {
 	unsigned int v;
 
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_ACQ), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_ACQ),
+			 p);
 	v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
 	cidk__chk_after(v, v);
 	return v;
@@ -285,7 +298,8 @@ CIDK__INLINE unsigned int cidk__ldp_(const unsigned int *p,
 CIDK__INLINE void cidk__stp_(unsigned int *p, unsigned int v,
 			     const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_REL), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_REL),
+			 p);
 	cidk__chk_after(CIDK__PEEK_PLAIN(p), v);
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
@@ -303,7 +317,8 @@ CIDK__INLINE unsigned long cidk__bitmap_word_(const struct cidk_mask *m,
 	_Atomic unsigned long *p = cidk__mask_aword((struct cidk_mask *)m, w);
 	unsigned long v;
 
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_RLX), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_RLX),
+			 p);
 	v = atomic_load_explicit(p, memory_order_relaxed);
 	cidk__chk_after(v, v);
 	return v;
@@ -316,7 +331,8 @@ CIDK__INLINE bool cidk__bit_take_(struct cidk_mask *m, unsigned int bit,
 	_Atomic unsigned long *p = cidk__mask_aword(m, cidk__bit_word(bit));
 	unsigned long old;
 
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC),
+			 p);
 	old = atomic_fetch_or(p, cidk__bit_mask(bit));
 	cidk__chk_after(old, old | cidk__bit_mask(bit));
 	return !(old & cidk__bit_mask(bit));
@@ -328,7 +344,8 @@ CIDK__INLINE void cidk__bit_clear_(struct cidk_mask *m, unsigned int bit,
 	_Atomic unsigned long *p = cidk__mask_aword(m, cidk__bit_word(bit));
 	unsigned long old;
 
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC),
+			 p);
 	old = atomic_fetch_and(p, ~cidk__bit_mask(bit));
 	cidk__chk_after(old, old & ~cidk__bit_mask(bit));
 }
@@ -367,7 +384,8 @@ CIDK__INLINE unsigned int cidk__mask_union_(struct cidk_mask *dst,
 	uint64_t before;
 	unsigned int gained;
 
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC), p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC),
+			 p);
 	before = CIDK__PEEK(p);
 	gained = cidk_mask_union_count(dst, src);
 	cidk__chk_after(before, CIDK__PEEK(p));
@@ -397,7 +415,8 @@ static inline void cidk__cpu_relax(void)
 CIDK__INLINE void cidk__lock_(_Atomic unsigned int *l,
 			      const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOCK, sizeof(*l), CIDK__MO_ACQ), l);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOCK, sizeof(*l), CIDK__MO_ACQ),
+			 l);
 	for (unsigned int spins = 0;; spins++) {
 		unsigned int free_ = 0;
 
@@ -417,7 +436,8 @@ CIDK__INLINE void cidk__lock_(_Atomic unsigned int *l,
 CIDK__INLINE void cidk__unlock_(_Atomic unsigned int *l,
 				const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__ACC(CIDK__OP_UNLOCK, sizeof(*l), CIDK__MO_REL), l);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_UNLOCK, sizeof(*l), CIDK__MO_REL),
+			 l);
 	atomic_store_explicit(l, 0, memory_order_release);
 	cidk__chk_after(1, 0);
 }
