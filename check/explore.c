@@ -1253,8 +1253,9 @@ int chk_explore(const struct chk_model *m, const struct chk_opts *o,
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (!m->nthreads || m->nthreads > CHK_MAX_THREADS)
-		return -EINVAL;
+	if (!m->nthreads || m->nthreads > CHK_MAX_THREADS ||
+	    o->memory >= CHK_MEM_NR || (o->memory && o->sleep_sets))
+		return -EINVAL; /* (sleep sets assume sc: chk.h) */
 	memset(&X, 0, sizeof(X));
 	X.m = m;
 	X.o = o;

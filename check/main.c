@@ -486,9 +486,9 @@ static void print_human(const struct run *x, const struct opts *o)
 		printf("%s - a replay of %u directive(s), %lu steps\n", head[st],
 		       x->nreplay, r->steps);
 	else if (o->c.random)
-		printf("%s - %lu random executions (seed %llu, depth %u), %lu states\n",
+		printf("%s - %lu random executions (seed %llu, depth %u), %lu states%s\n",
 		       head[st], r->schedules, (unsigned long long)o->c.seed,
-		       o->c.pct_depth, r->states);
+		       o->c.pct_depth, r->states, chk_memory_verdict(&o->c));
 	else
 		printf("%s - %lu schedules, %lu states, explorer-switch bound %u "
 		       "of %u, sleep sets %s%s\n", head[st],
