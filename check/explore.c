@@ -265,7 +265,6 @@ void chk_event(void)
 void chk_fence(void)
 {
 	cidk__chk_before(NULL, (enum cidk__chk_op)CHK_OP_FENCE, NULL);
-	cidk__chk_after(0, 0);
 }
 
 unsigned int chk_self(void)
@@ -1350,6 +1349,10 @@ void chk_step_what(const struct chk_step *s, char *buf, size_t len)
 	}
 	if (s->op == CIDK__OP_SPIN) {
 		snprintf(buf, len, "spin (wait for a free CID)");
+		return;
+	}
+	if (s->op == CHK_OP_FENCE) {
+		snprintf(buf, len, "fence (seq_cst)");
 		return;
 	}
 	value_str(a, sizeof(a), s->found);
