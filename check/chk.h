@@ -59,6 +59,7 @@
 /* Ops the models announce themselves (beyond enum cidk__chk_op). */
 #define CHK_OP_START 100 /* a thread's first step */
 #define CHK_OP_EVENT 101 /* the start of a model event (chk_event) */
+#define CHK_OP_FENCE 102 /* a seq_cst fence (chk_fence: litmus tests) */
 
 struct chk_model {
 	unsigned int nthreads;
@@ -113,6 +114,8 @@ struct chk_replay {
 	unsigned long steps, events, nth;
 	const char *until;
 	bool stop;
+	/* > 0 (with steps 1): the step's memory way (check/memory.h) */
+	unsigned int way;
 };
 
 #define CHK_MAX_BOUND 8 /* the largest preemption bound */
@@ -163,6 +166,11 @@ struct chk_opts {
 	const struct chk_shard *shard;
 	/* keep the distinct states' hashes in the result (chk_result) */
 	bool export_states;
+	/* the memory model (check/memory.h, enum chk_memory; 0: sc) and the
+	 * most weak choices (older store read or placed) per schedule; the
+	 * models but sc need sleep_sets false */
+	unsigned int memory;
+	unsigned int weak_bound;
 };
 
 enum chk_verdict {
@@ -186,6 +194,7 @@ struct chk_step {
 	bool preempt;		 /* this step is an explorer switch: the
 				    previous thread could have gone on */
 	char event[48];		 /* the thread's event at the time */
+	uint8_t way;		 /* its memory way (0: the newest store) */
 	char addr_name[32];	 /* filled when the trace is kept */
 	char *state;		 /* the state after the step (malloc'd;
 				    replay with state_every_step), or NULL */
@@ -244,6 +253,9 @@ void chk_result_free(struct chk_result *r);
  * run.
  */
 void chk_event(void);
+
+/* Inside a thread body: a seq_cst fence (a scheduling point). */
+void chk_fence(void);
 
 /* Inside a thread body: the running thread's id. */
 unsigned int chk_self(void);

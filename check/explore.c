@@ -21,6 +21,7 @@
 
 #include "chk.h"
 #include "coro.h"
+#include "memory.h"
 #include "util/prng.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -36,6 +37,7 @@ struct thr {
 	struct coro co;
 	bool finished;
 	int op;			/* the pending op */
+	unsigned int acc;	/* its width and order (CIDK__ACC) */
 	const void *addr;
 	struct cidk__site site;
 	uint64_t spin_epoch;	/* write epoch when its last SPIN ran */
@@ -51,6 +53,10 @@ struct node {
 	uint8_t enabled, chosen, done, sleep, prev;
 	uint8_t cut;	       /* choices the bound refused (counted once) */
 	unsigned int preempts; /* preemptions before this point */
+	/* memory ways (check/memory.h) of the chosen thread's step: taken,
+	 * offered, weak choices before this point, refused by the bound */
+	uint8_t way, ways, wcut;
+	unsigned int weak;
 	struct pend pend[CHK_MAX_THREADS];
 };
 
@@ -165,6 +171,7 @@ static int threads_init(void)
 		coro_init(&t->co, trampoline);
 		t->finished = false;
 		t->op = CHK_OP_START;
+		t->acc = 0;
 		t->addr = NULL;
 		memset(&t->site, 0, sizeof(t->site));
 		t->spin_epoch = UINT64_MAX;
@@ -192,13 +199,14 @@ void cidk__chk_before(const struct cidk__site *s, enum cidk__chk_op op,
 	if (!X.in_thread)
 		return; /* setup and checks run outside the threads */
 	t = &X.t[X.cur];
-	t->op = (int)op;
+	t->op = (int)((unsigned int)op & 0xffu);
+	t->acc = (unsigned int)op >> 8;
 	t->addr = addr;
 	if (s)
 		t->site = *s;
 	else
 		memset(&t->site, 0, sizeof(t->site));
-	if (op <= CIDK__OP_UNLOCK && X.m->addr_valid &&
+	if (t->op <= CIDK__OP_UNLOCK && X.m->addr_valid &&
 	    !X.m->addr_valid(X.m->ctx, addr))
 		X.corrupt = true; /* the thread never runs this step */
 	to_main();
@@ -234,6 +242,7 @@ void cidk__chk_after(uint64_t found, uint64_t left)
 
 	if (!X.in_thread || !X.nlog)
 		return;
+	chk_mem_access(found, left);
 	st = &X.log[X.nlog - 1];
 	op = st->op;
 	st->found = found;
@@ -251,6 +260,11 @@ void cidk__chk_after(uint64_t found, uint64_t left)
 void chk_event(void)
 {
 	cidk__chk_before(NULL, (enum cidk__chk_op)CHK_OP_EVENT, NULL);
+}
+
+void chk_fence(void)
+{
+	cidk__chk_before(NULL, (enum cidk__chk_op)CHK_OP_FENCE, NULL);
 }
 
 unsigned int chk_self(void)
@@ -538,6 +552,47 @@ static void liveness_why(char *why, size_t len)
 
 enum mode { DFS, PCT, REPLAY };
 
+/*
+ * The memory way (check/memory.h) of step @step, offered @ways after
+ * @weak weak choices: the node's (DFS; way 0 on a fresh node), the
+ * directive's (REPLAY), or a random one while the bound allows (PCT).
+ */
+static int pick_way(enum mode mode, unsigned long step, unsigned int ways,
+		    unsigned int weak, unsigned int *way)
+{
+	*way = 0;
+	if (mode == DFS) {
+		struct node *nd = &X.nodes[step];
+
+		if (step >= X.target) {
+			nd->way = 0;
+			nd->weak = weak;
+			nd->wcut = 0;
+		}
+		nd->ways = (uint8_t)(ways < 255 ? ways : 255);
+		*way = nd->way;
+	} else if (mode == REPLAY) {
+		const struct chk_replay *d = X.ri < X.o->nreplay ?
+			&X.o->replay[X.ri] : NULL;
+
+		if (d && d->way) {
+			*way = d->way;
+			if (*way >= ways) {
+				snprintf(X.replay_err, sizeof(X.replay_err),
+					 "directive %u: %s's step has %u memory "
+					 "way(s) under --memory %s, not %u",
+					 X.ri + 1, X.m->thread_name(X.m->ctx, d->tid),
+					 ways, chk_memory_name(X.o->memory),
+					 *way + 1);
+				return -EINVAL;
+			}
+		}
+	} else if (ways > 1 && weak < X.o->weak_bound) {
+		*way = (unsigned int)cidk__prng_below(&X.rng, ways);
+	}
+	return 0;
+}
+
 static void replay_next(void)
 {
 	X.ri++;
@@ -639,7 +694,7 @@ static int run_one(struct exec_out *out, enum mode mode)
 {
 	bool dfs = mode == DFS; /* only the DFS keeps search nodes */
 	unsigned int last = NO_THREAD;
-	unsigned int preempts = 0;
+	unsigned int preempts = 0, weak = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -648,13 +703,14 @@ static int run_one(struct exec_out *out, enum mode mode)
 	X.write_epoch = 0;
 	X.nlocks = 0;
 	X.m->reset(X.m->ctx);
+	chk_mem_reset(X.o->memory, X.m->nthreads);
 	rc = threads_init();
 	if (rc)
 		return rc;
 
 	for (unsigned long step = 0;; step++) {
 		uint8_t e = enabled_set(), avail;
-		unsigned int c = NO_THREAD;
+		unsigned int c = NO_THREAD, way;
 		bool preempt;
 		struct node *nd;
 
@@ -769,14 +825,24 @@ static int run_one(struct exec_out *out, enum mode mode)
 			}
 		}
 
+		rc = pick_way(mode, step, chk_mem_options(c, X.t[c].op,
+							  X.t[c].addr,
+							  X.t[c].acc),
+			      weak, &way);
+		if (rc)
+			return rc;
+		weak += way > 0;
 		preempt = last != NO_THREAD && (e & (1u << last)) && c != last;
 		preempts += preempt;
 		rc = log_step(c, preempt);
 		if (rc)
 			return rc;
+		X.log[X.nlog - 1].way = (uint8_t)way;
 		if (X.t[c].op == CIDK__OP_SPIN)
 			X.t[c].spin_epoch = X.write_epoch;
+		chk_mem_begin(way);
 		to_thread(c);
+		chk_mem_end();
 		last = c;
 		if (mode == REPLAY && X.o->state_every_step)
 			X.log[X.nlog - 1].state = capture_dump();
@@ -827,6 +893,20 @@ static bool backtrack(void)
 		uint8_t cands = nd->enabled & (uint8_t)~nd->done &
 				(uint8_t)~(X.o->sleep_sets ? nd->sleep : 0);
 
+		/* the same thread's step, reading or placing an older store */
+		if (nd->way + 1u < nd->ways) {
+			if (nd->weak < X.o->weak_bound) {
+				nd->way++;
+				X.target = i + 1;
+				X.nnodes = i + 1;
+				return true;
+			}
+			if (X.bound == X.o->preemptions && !nd->wcut) {
+				nd->wcut = 1;
+				X.cut += cut_counts(i);
+			}
+		}
+
 		for (unsigned int b = 0; b < X.m->nthreads; b++) {
 			unsigned int pre;
 
@@ -849,6 +929,7 @@ static bool backtrack(void)
 				nd->sleep |= nd->done;
 			nd->done |= (uint8_t)(1u << b);
 			nd->chosen = (uint8_t)b;
+			nd->way = 0;
 			X.target = i + 1;
 			X.nnodes = i + 1;
 			return true;
@@ -1171,8 +1252,9 @@ int chk_explore(const struct chk_model *m, const struct chk_opts *o,
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (!m->nthreads || m->nthreads > CHK_MAX_THREADS)
-		return -EINVAL;
+	if (!m->nthreads || m->nthreads > CHK_MAX_THREADS ||
+	    o->memory >= CHK_MEM_NR || (o->memory && o->sleep_sets))
+		return -EINVAL; /* (sleep sets assume sc: chk.h) */
 	memset(&X, 0, sizeof(X));
 	X.m = m;
 	X.o = o;
@@ -1227,6 +1309,7 @@ const char *chk_op_name(int op)
 	case CIDK__OP_SPIN: return "spin";
 	case CHK_OP_START: return "start";
 	case CHK_OP_EVENT: return "event";
+	case CHK_OP_FENCE: return "fence";
 	default: return "?";
 	}
 }
@@ -1268,6 +1351,10 @@ void chk_step_what(const struct chk_step *s, char *buf, size_t len)
 		snprintf(buf, len, "spin (wait for a free CID)");
 		return;
 	}
+	if (s->op == CHK_OP_FENCE) {
+		snprintf(buf, len, "fence (seq_cst)");
+		return;
+	}
 	value_str(a, sizeof(a), s->found);
 	value_str(b, sizeof(b), s->left);
 	if (!s->has_values)
@@ -1281,6 +1368,13 @@ void chk_step_what(const struct chk_step *s, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s %s: %s -> %s", chk_op_name(s->op),
 			 name ? name : "?", a, b);
+	if (s->way) { /* a weak memory choice (check/memory.h) */
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, s->op == CIDK__OP_LOAD ?
+			 " (an older store, ~%u)" : " (before a newer store, ~%u)",
+			 s->way);
+	}
 }
 
 void chk_print_trace(FILE *f, const struct chk_model *m,

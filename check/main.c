@@ -27,6 +27,8 @@
 #include "cli.h"
 #include "gen.h"
 #include "json.h"
+#include "litmus.h"
+#include "memory.h"
 #include "opt.h"
 #include "scenario.h"
 #include "shard.h"
@@ -113,6 +115,8 @@ struct opts {
 	struct chk_opts c;
 	const char *policy, *scenario, *mutant, *replay, *show;
 	bool json, list, mutants, growth, no_por;
+	const char *memory; /* --memory, --litmus (check/memory.h) */
+	bool litmus;
 	/* --shard K/N, --jobs N, --merge FILE... (check/shard.h) */
 	const char *shard;
 	struct shard_spec sp;
@@ -208,8 +212,15 @@ static int parse_replay(struct run *x, const char *arg, struct chk_opts *c)
 			d->stop = true;
 			continue;
 		}
-		sep = item + strcspn(item, ":/@");
-		if (*sep == '@') {
+		sep = item + strcspn(item, ":/@~");
+		if (*sep == '~') { /* one step, memory way K (check/memory.h) */
+			unsigned long k;
+
+			if (parse_count(sep + 1, &k))
+				return CLI_EXIT_USAGE;
+			d->steps = 1;
+			d->way = (unsigned int)k;
+		} else if (*sep == '@') {
 			d->until = sep + 1;
 			d->nth = 1;
 			star = strchr(d->until, '*');
@@ -371,15 +382,15 @@ static void print_scope(const struct run *x, const struct opts *o,
 	if (o->c.random)
 		snprintf(what, sizeof(what),
 			 "%lu random executions (PCT, seed %llu, depth %u; not "
-			 "exhaustive), sequential consistency, --max-steps %lu",
+			 "exhaustive), %s, --max-steps %lu",
 			 r->schedules, (unsigned long long)o->c.seed,
-			 o->c.pct_depth, o->c.max_steps);
+			 o->c.pct_depth, chk_memory_scope(&o->c), o->c.max_steps);
 	else
 		snprintf(what, sizeof(what),
-			 "<= %u explorer switch(es), sequential consistency, "
+			 "<= %u explorer switch(es), %s, "
 			 "sleep sets %s, --max-steps %lu",
-			 o->c.preemptions, o->c.sleep_sets ? "on" : "off",
-			 o->c.max_steps);
+			 o->c.preemptions, chk_memory_scope(&o->c),
+			 o->c.sleep_sets ? "on" : "off", o->c.max_steps);
 	if (st == ST_LIMIT && r->schedule_limit) {
 		printf("limit: --max-schedules %lu reached before the search "
 		       "was done (%s): inconclusive\n",
@@ -391,10 +402,9 @@ static void print_scope(const struct run *x, const struct opts *o,
 		       o->c.max_steps, r->step_cuts, what);
 	} else if (exhaustive(r, o)) {
 		printf("%s: exhaustive - every schedule ran to its end, none "
-		       "cut by the bound or --max-steps (sequential "
-		       "consistency, sleep sets %s)\n",
+		       "cut by the bound or --max-steps (%s, sleep sets %s)\n",
 		       st == ST_UNEXPECTED ? "unexpected pass" : "pass",
-		       o->c.sleep_sets ? "on" : "off");
+		       chk_memory_scope(&o->c), o->c.sleep_sets ? "on" : "off");
 	} else if (o->c.random) {
 		printf("%s: %s\n",
 		       st == ST_UNEXPECTED ? "unexpected pass" : "pass", what);
@@ -422,7 +432,18 @@ static const char *replay_str(const struct run *x, char *buf, size_t len)
 	for (unsigned int i = 0, k; i < r->trace_len; i = k, items++) {
 		unsigned int tid = r->trace[i].tid;
 
-		for (k = i; k < r->trace_len && r->trace[k].tid == tid; k++)
+		if (r->trace[i].way) { /* T~K: a weak memory choice */
+			k = i + 1;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s~%u",
+					      i ? "," : "",
+					      x->m.thread_name(x->m.ctx, tid),
+					      r->trace[i].way);
+			if (n >= len || items == MAX_REPLAY)
+				return "(longer than --replay takes)";
+			continue;
+		}
+		for (k = i; k < r->trace_len && r->trace[k].tid == tid &&
+			    !r->trace[k].way; k++)
 			;
 		n += (size_t)snprintf(buf + n, len - n, "%s%s:%u", i ? "," : "",
 				      x->m.thread_name(x->m.ctx, tid), k - i);
@@ -465,14 +486,14 @@ static void print_human(const struct run *x, const struct opts *o)
 		printf("%s - a replay of %u directive(s), %lu steps\n", head[st],
 		       x->nreplay, r->steps);
 	else if (o->c.random)
-		printf("%s - %lu random executions (seed %llu, depth %u), %lu states\n",
+		printf("%s - %lu random executions (seed %llu, depth %u), %lu states%s\n",
 		       head[st], r->schedules, (unsigned long long)o->c.seed,
-		       o->c.pct_depth, r->states);
+		       o->c.pct_depth, r->states, chk_memory_verdict(&o->c));
 	else
 		printf("%s - %lu schedules, %lu states, explorer-switch bound %u "
-		       "of %u, sleep sets %s\n", head[st],
+		       "of %u, sleep sets %s%s\n", head[st],
 		       r->schedules, r->states, r->bound, o->c.preemptions,
-		       o->c.sleep_sets ? "on" : "off");
+		       o->c.sleep_sets ? "on" : "off", chk_memory_verdict(&o->c));
 	if (r->verdict == CHK_VIOLATION || r->verdict == CHK_MISTAKE) {
 		if (r->verdict == CHK_MISTAKE)
 			printf("scenario mistake: the script cannot finish, "
@@ -480,7 +501,8 @@ static void print_human(const struct run *x, const struct opts *o)
 		else
 			printf("%s: %s\n", r->property, r->why);
 		print_trace_block(x);
-		printf("replay: --replay %s\n", replay_str(x, rep, sizeof(rep)));
+		printf("replay: %s--replay %s\n", chk_memory_replay(&o->c),
+		       replay_str(x, rep, sizeof(rep)));
 		printf("state at the %s:\n%s",
 		       r->verdict == CHK_MISTAKE ? "end" : "violation",
 		       r->dump ? r->dump : "");
@@ -571,6 +593,10 @@ static void print_json(struct jw *w, const struct run *x, const struct opts *o)
 	jw_kuint(w, "preemption_bound", o->c.preemptions);
 	jw_kuint(w, "bound_reached", r->bound);
 	jw_kbool(w, "sleep_sets", o->c.sleep_sets);
+	if (o->c.memory) { /* (sc: the keys the files had before) */
+		jw_kstr(w, "memory", chk_memory_name(o->c.memory));
+		jw_kuint(w, "weak_bound", o->c.weak_bound);
+	}
 	jw_kuint(w, "max_steps", o->c.max_steps);
 	jw_kuint(w, "random", o->c.random);
 	jw_kbool(w, "exhaustive", exhaustive(r, o));
@@ -1057,6 +1083,14 @@ static int parse(int argc, char **argv, struct opts *o)
 			   "with --replay: the state after every step, under it") },
 		{ OPT_FLAG("no-por", 0, &o->no_por,
 			   "no sleep sets (partial-order reduction)") },
+		{ OPT_STRING("memory", 0, &o->memory, "MODEL",
+			     "sc (sequential consistency), tso (store buffers) "
+			     "or rc11 (C11 orders): which store a load may read "
+			     "(sleep sets off but with sc)"), .def = "sc" },
+		{ OPT_UINT("weak-bound", 0, &o->c.weak_bound, 0, 64, "N",
+			   "--memory tso/rc11: at most N weak choices per "
+			   "schedule (a load of an older store, a store placed "
+			   "before a newer one)") },
 		{ OPT_STRING("mutant", 0, &o->mutant, "NAME",
 			     "switch on one deliberately broken behaviour (--mutants)") },
 		{ OPT_FLAG("list", 0, &o->list, "the scenarios"), .group = 1 },
@@ -1067,6 +1101,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		  .group = 1 },
 		{ OPT_FLAG("growth", 0, &o->growth,
 			   "schedules and time as tasks and CPUs grow"), .group = 1 },
+		{ OPT_FLAG("litmus", 0, &o->litmus,
+			   "the litmus tests under each --memory model"),
+		  .group = 1 },
 		{ OPT_FLAG("json", 0, &o->json, "JSON instead of text") },
 		{ OPT_STRING("shard", 0, &o->shard, "PART",
 			     "PART is K/N: explore only the K-th of N parts of "
@@ -1095,6 +1132,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	o->c.sleep_sets = true;
 	o->c.pct_depth = 3;
 	o->c.keep_searching = true;
+	o->c.weak_bound = 2;
 	o->jobs = 1;
 	rc = opt_parse(&cmd, argc, argv, &first);
 	if (rc)
@@ -1104,6 +1142,11 @@ static int parse(int argc, char **argv, struct opts *o)
 	o->c.random = (unsigned long)random;
 	o->c.seed = seed;
 	o->c.sleep_sets = !o->no_por;
+	if (o->memory && chk_memory_parse(o->memory, &o->c.memory))
+		return cli_error("check: --memory: '%s': sc, tso or rc11",
+				 cli_q(o->memory));
+	if (o->c.memory)
+		o->c.sleep_sets = false; /* (their independence is sc's) */
 	o->files = argv + first;
 	o->nfiles = (unsigned int)(argc - first);
 	rc = check_scale_opts(o);
@@ -1160,6 +1203,8 @@ int main(int argc, char **argv)
 		return do_mutants(&o);
 	if (o.growth)
 		return do_growth(&o);
+	if (o.litmus)
+		return litmus_table(stdout, o.c.weak_bound) ? 1 : 0;
 	if (o.gen.n)
 		return gen_run(&o.gen, &o.c);
 	return do_check(&o);

@@ -60,7 +60,15 @@ static char *schedule_str(const struct chk_result *r)
 		return NULL;
 	s[0] = '\0';
 	for (unsigned int i = 0, k; i < r->trace_len; i = k) {
-		for (k = i; k < r->trace_len && r->trace[k].tid == r->trace[i].tid; k++)
+		if (r->trace[i].way) { /* "T~K": one step, memory way K */
+			k = i + 1;
+			n += (size_t)snprintf(s + n, cap - n, "%s%u~%u",
+					      i ? "," : "", r->trace[i].tid,
+					      r->trace[i].way);
+			continue;
+		}
+		for (k = i; k < r->trace_len && r->trace[k].tid == r->trace[i].tid &&
+			    !r->trace[k].way; k++)
 			;
 		n += (size_t)snprintf(s + n, cap - n, "%s%u:%u", i ? "," : "",
 				      r->trace[i].tid, k - i);
@@ -205,12 +213,15 @@ static int read_schedule(const char *s, struct shard_part *p)
 	while (*s) {
 		unsigned int tid, cnt;
 		int len = 0;
+		char sep = 0;
 
-		if (sscanf(s, "%u:%u%n", &tid, &cnt, &len) != 2 ||
+		if (sscanf(s, "%u%c%u%n", &tid, &sep, &cnt, &len) != 3 ||
+		    (sep != ':' && sep != '~') ||
 		    tid >= CHK_MAX_THREADS || !cnt || p->nsched == n)
 			return -1;
 		p->sched[p->nsched].tid = tid;
-		p->sched[p->nsched++].steps = cnt;
+		p->sched[p->nsched].way = sep == '~' ? cnt : 0;
+		p->sched[p->nsched++].steps = sep == '~' ? 1 : cnt;
 		s += len;
 		if (*s == ',')
 			s++;

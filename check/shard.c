@@ -375,6 +375,12 @@ void shard_options(const struct chk_opts *o, char *buf, size_t len)
 		 "seed=%" PRIu64 " depth=%u mutant=%u",
 		 o->preemptions, o->max_steps, o->sleep_sets, o->random, o->seed,
 		 o->pct_depth, cidk__chk_mutant);
+	if (o->memory) { /* (sc: the string the parts had before) */
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, " memory=%u weak_bound=%u",
+			 o->memory, o->weak_bound);
+	}
 }
 
 int shard_options_parse(const char *s, struct chk_opts *o)
@@ -382,13 +388,21 @@ int shard_options_parse(const char *s, struct chk_opts *o)
 	unsigned int p, d, mut;
 	unsigned long ms, rnd;
 	uint64_t seed;
-	int por, n = 0;
+	int por, n = 0, m = 0;
 
 	if (sscanf(s, "preemptions=%u max_steps=%lu sleep_sets=%d random=%lu "
 		      "seed=%" SCNu64 " depth=%u mutant=%u%n",
-		   &p, &ms, &por, &rnd, &seed, &d, &mut, &n) != 7 || s[n] ||
+		   &p, &ms, &por, &rnd, &seed, &d, &mut, &n) != 7 ||
 	    p > CHK_MAX_BOUND || !ms || (por != 0 && por != 1) || !d || d > 8)
 		return -1;
+	o->memory = o->weak_bound = 0;
+	if (!s[n]) {
+		/* sc */
+	} else if (sscanf(s + n, " memory=%u weak_bound=%u%n", &o->memory,
+			  &o->weak_bound, &m) != 2 || s[n + m] ||
+		   !o->memory || o->memory > 2) {
+		return -1;
+	}
 	o->preemptions = p;
 	o->max_steps = ms;
 	o->sleep_sets = por;

@@ -21,8 +21,10 @@
  *
  * Memory order: relaxed for data, seq_cst for RMW and CAS, acquire and
  * release for the locks -- what the code used before this layer.  The
- * checker explores sequentially consistent interleavings of these steps
- * (docs/check.md says what that leaves out).
+ * checker explores sequentially consistent interleavings of these steps,
+ * or (`--memory tso|rc11`, check/memory.h) lets a load read an older
+ * store as the order of each step allows: CIDK__ACC() below tells it the
+ * order and the width (docs/check.md, "Memory models").
  *
  * Per-shard cost counters (cid_internal.h) are not steps: they are
  * statistics, never read by the policies.
@@ -53,6 +55,24 @@ enum cidk__chk_op {
 	CIDK__OP_UNLOCK,
 	CIDK__OP_SPIN,	 /* one pause of a retry loop: a liveness point */
 };
+
+/*
+ * The memory order of a step, and the width of the word it touches, for
+ * the checker's memory models (check/memory.h): the checker build passes
+ * them to cidk__chk_before() in the op's bits 8-11 (width in bytes) and
+ * 12-13 (order); CIDK__ACC() packs them.  The normal build drops them
+ * with the rest of the hook.
+ */
+enum cidk__chk_mo {
+	CIDK__MO_RLX,	/* relaxed (the kernel's READ_ONCE/WRITE_ONCE) */
+	CIDK__MO_ACQ,
+	CIDK__MO_REL,
+	CIDK__MO_SC,	/* seq_cst: RMW, CAS, and a store with smp_mb after */
+};
+#define CIDK__ACC(op, width, mo)                                        \
+	((enum cidk__chk_op)((unsigned int)(op) |                       \
+			     (unsigned int)(width) << 8 |               \
+			     (unsigned int)(mo) << 12))
 
 /*
  * Deliberately broken builds, for the checker to prove itself on
@@ -127,7 +147,8 @@ CIDK__INLINE unsigned int cidk__ld_(const _Atomic unsigned int *p,
 {
 	unsigned int v;
 
-	cidk__chk_before(s, CIDK__OP_LOAD, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_RLX),
+			 p);
 	v = atomic_load_explicit(p, memory_order_relaxed);
 	cidk__chk_after(v, v);
 	return v;
@@ -136,7 +157,8 @@ CIDK__INLINE unsigned int cidk__ld_(const _Atomic unsigned int *p,
 CIDK__INLINE void cidk__st_(_Atomic unsigned int *p, unsigned int v,
 			    const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__OP_STORE, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_RLX),
+			 p);
 	cidk__chk_after(CIDK__PEEK(p), v);
 	atomic_store_explicit(p, v, memory_order_relaxed);
 }
@@ -145,7 +167,8 @@ CIDK__INLINE void cidk__st_(_Atomic unsigned int *p, unsigned int v,
 CIDK__INLINE void cidk__st_mb_(_Atomic unsigned int *p, unsigned int v,
 			       const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__OP_STORE, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_SC),
+			 p);
 	cidk__chk_after(CIDK__PEEK(p), v);
 	atomic_store(p, v);
 }
@@ -156,7 +179,8 @@ CIDK__INLINE bool cidk__cas_(_Atomic unsigned int *p, unsigned int *expected,
 	unsigned int want = *expected;
 	bool ok;
 
-	cidk__chk_before(s, CIDK__OP_CAS, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_CAS, sizeof(*p), CIDK__MO_SC),
+			 p);
 	ok = atomic_compare_exchange_strong(p, expected, desired);
 	cidk__chk_after(ok ? want : *expected, ok ? desired : *expected);
 	return ok;
@@ -167,7 +191,8 @@ CIDK__INLINE unsigned int cidk__add_(_Atomic unsigned int *p, unsigned int d,
 {
 	unsigned int old;
 
-	cidk__chk_before(s, CIDK__OP_RMW, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC),
+			 p);
 	old = atomic_fetch_add(p, d);
 	cidk__chk_after(old, old + d);
 	return old;
@@ -178,7 +203,8 @@ CIDK__INLINE unsigned int cidk__sub_(_Atomic unsigned int *p, unsigned int d,
 {
 	unsigned int old;
 
-	cidk__chk_before(s, CIDK__OP_RMW, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC),
+			 p);
 	old = atomic_fetch_sub(p, d);
 	cidk__chk_after(old, old - d);
 	return old;
@@ -191,7 +217,8 @@ CIDK__INLINE unsigned int cidk__sub_(_Atomic unsigned int *p, unsigned int d,
 CIDK__INLINE void cidk__st_rel_(_Atomic unsigned int *p, unsigned int v,
 				const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__OP_STORE, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_REL),
+			 p);
 	cidk__chk_after(CIDK__PEEK(p), v);
 	atomic_store_explicit(p, v, memory_order_release);
 }
@@ -211,7 +238,8 @@ CIDK__INLINE uint64_t cidk__ld64_(const _Atomic uint64_t *p,
 {
 	uint64_t v;
 
-	cidk__chk_before(s, CIDK__OP_LOAD, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_RLX),
+			 p);
 	v = atomic_load_explicit(p, memory_order_relaxed);
 	cidk__chk_after(v, v);
 	return v;
@@ -220,7 +248,8 @@ CIDK__INLINE uint64_t cidk__ld64_(const _Atomic uint64_t *p,
 CIDK__INLINE void cidk__st64_(_Atomic uint64_t *p, uint64_t v,
 			      const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__OP_STORE, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_RLX),
+			 p);
 	cidk__chk_after(CIDK__PEEK(p), v);
 	atomic_store_explicit(p, v, memory_order_relaxed);
 }
@@ -231,7 +260,8 @@ CIDK__INLINE bool cidk__cas64_(_Atomic uint64_t *p, uint64_t *expected,
 	uint64_t want = *expected;
 	bool ok;
 
-	cidk__chk_before(s, CIDK__OP_CAS, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_CAS, sizeof(*p), CIDK__MO_SC),
+			 p);
 	ok = atomic_compare_exchange_strong(p, expected, desired);
 	cidk__chk_after(ok ? want : *expected, ok ? desired : *expected);
 	return ok;
@@ -252,7 +282,8 @@ CIDK__INLINE unsigned int cidk__ldp_(const unsigned int *p,
 {
 	unsigned int v;
 
-	cidk__chk_before(s, CIDK__OP_LOAD, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_ACQ),
+			 p);
 	v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
 	cidk__chk_after(v, v);
 	return v;
@@ -267,7 +298,8 @@ CIDK__INLINE unsigned int cidk__ldp_(const unsigned int *p,
 CIDK__INLINE void cidk__stp_(unsigned int *p, unsigned int v,
 			     const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__OP_STORE, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_STORE, sizeof(*p), CIDK__MO_REL),
+			 p);
 	cidk__chk_after(CIDK__PEEK_PLAIN(p), v);
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
@@ -285,7 +317,8 @@ CIDK__INLINE unsigned long cidk__bitmap_word_(const struct cidk_mask *m,
 	_Atomic unsigned long *p = cidk__mask_aword((struct cidk_mask *)m, w);
 	unsigned long v;
 
-	cidk__chk_before(s, CIDK__OP_LOAD, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(*p), CIDK__MO_RLX),
+			 p);
 	v = atomic_load_explicit(p, memory_order_relaxed);
 	cidk__chk_after(v, v);
 	return v;
@@ -298,7 +331,8 @@ CIDK__INLINE bool cidk__bit_take_(struct cidk_mask *m, unsigned int bit,
 	_Atomic unsigned long *p = cidk__mask_aword(m, cidk__bit_word(bit));
 	unsigned long old;
 
-	cidk__chk_before(s, CIDK__OP_RMW, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC),
+			 p);
 	old = atomic_fetch_or(p, cidk__bit_mask(bit));
 	cidk__chk_after(old, old | cidk__bit_mask(bit));
 	return !(old & cidk__bit_mask(bit));
@@ -310,7 +344,8 @@ CIDK__INLINE void cidk__bit_clear_(struct cidk_mask *m, unsigned int bit,
 	_Atomic unsigned long *p = cidk__mask_aword(m, cidk__bit_word(bit));
 	unsigned long old;
 
-	cidk__chk_before(s, CIDK__OP_RMW, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC),
+			 p);
 	old = atomic_fetch_and(p, ~cidk__bit_mask(bit));
 	cidk__chk_after(old, old & ~cidk__bit_mask(bit));
 }
@@ -327,7 +362,8 @@ CIDK__INLINE bool cidk__mask_test_(const struct cidk_mask *m, unsigned int bit,
 {
 	bool v;
 
-	cidk__chk_before(s, CIDK__OP_LOAD,
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOAD, sizeof(unsigned long),
+				      CIDK__MO_RLX),
 			 cidk__mask_aword((struct cidk_mask *)m,
 					  cidk__bit_word(bit)));
 	v = cidk_mask_test_atomic(m, bit);
@@ -348,7 +384,8 @@ CIDK__INLINE unsigned int cidk__mask_union_(struct cidk_mask *dst,
 	uint64_t before;
 	unsigned int gained;
 
-	cidk__chk_before(s, CIDK__OP_RMW, p);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_RMW, sizeof(*p), CIDK__MO_SC),
+			 p);
 	before = CIDK__PEEK(p);
 	gained = cidk_mask_union_count(dst, src);
 	cidk__chk_after(before, CIDK__PEEK(p));
@@ -378,7 +415,8 @@ static inline void cidk__cpu_relax(void)
 CIDK__INLINE void cidk__lock_(_Atomic unsigned int *l,
 			      const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__OP_LOCK, l);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_LOCK, sizeof(*l), CIDK__MO_ACQ),
+			 l);
 	for (unsigned int spins = 0;; spins++) {
 		unsigned int free_ = 0;
 
@@ -398,7 +436,8 @@ CIDK__INLINE void cidk__lock_(_Atomic unsigned int *l,
 CIDK__INLINE void cidk__unlock_(_Atomic unsigned int *l,
 				const struct cidk__site *s)
 {
-	cidk__chk_before(s, CIDK__OP_UNLOCK, l);
+	cidk__chk_before(s, CIDK__ACC(CIDK__OP_UNLOCK, sizeof(*l), CIDK__MO_REL),
+			 l);
 	atomic_store_explicit(l, 0, memory_order_release);
 	cidk__chk_after(1, 0);
 }

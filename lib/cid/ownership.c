@@ -57,10 +57,10 @@
  *   W1     without it the task->CPU switch sets the mode with no transit
  *          phase and the walk moves a running task's CID to its CPU;
  *   W2     without it the mode is two words percpu and transit, written
- *          transit-first; under sequential consistency no switch sees
- *          the new percpu word with the old transit word, so this is an
- *          assumption about the merged code that only weak ordering could
- *          expose;
+ *          transit-first by relaxed stores (6.19's WRITE_ONCE()s, no
+ *          barrier around the fixups); a switch that reads the new percpu
+ *          word with the old transit word needs weak ordering (`cidkit
+ *          check --memory rc11` finds it), sequential consistency never;
  *   W3     without it an exit that switches back to per-task passes its
  *          CPU's CID (when the CPU owns one) to the exiting task, in
  *          transit; with W4 the task keeps it at its last switch-out;
@@ -275,9 +275,9 @@ static void set_mode(struct cidk_cid_mm *mm, unsigned int mode)
 		cidk__st_mb(&mm->mode, mode);
 		return;
 	}
-	/* without W2: two words, transit first (see the header) */
-	cidk__st_mb(&mm->transit, mode & OWN_TRANSIT);
-	cidk__st_mb(&mm->percpu, (mode & OWN_ONCPU) ? 1u : 0u);
+	/* without W2: two words, transit first, relaxed (see the header) */
+	cidk__st(&mm->transit, mode & OWN_TRANSIT);
+	cidk__st(&mm->percpu, (mode & OWN_ONCPU) ? 1u : 0u);
 }
 
 /* The mode as a switch reads it: one word (W2), or two loads. */
