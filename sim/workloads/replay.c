@@ -27,6 +27,10 @@ struct rtask {
 	int lowest;	/* naive: lowest free at its last switch-in, -1: none */
 	int switch_prev;
 	uint64_t switch_ts;
+	/* a migration the lazy family has not seen yet (see ev_migrate) */
+	bool mig_pending;
+	bool queued;	/* switched out runnable (preempted), not asleep */
+	unsigned int mig_from, mig_to;
 	struct cidk_cid_task *ct; /* one per policy */
 };
 
@@ -210,6 +214,38 @@ static int lowest_free(struct cidk_replay *r, const struct rtask *self)
 	return low;
 }
 
+/*
+ * The lazy family's kernels (6.4 to 6.18) move a CID with a migration in
+ * sched_mm_cid_migrate_to(), called from activate_task() when the task is
+ * enqueued on the destination with ENQUEUE_MIGRATED -- after a remote
+ * wake-up through the wake list, in the destination's IPI, later than the
+ * sched_migrate_task line (written by set_task_cpu() on the waking side).
+ * The trace has no event at that enqueue; the task's next switch-in (or
+ * its next migration, its exit) comes after it, so that is where the
+ * replay gives these policies the migration.  Ownership (6.19 on) has no
+ * migration step of its own (a task-owned CID goes with the task at its
+ * switch-in), bitmap and inherit none either: they get it at the line.
+ */
+static bool migrate_deferred(const struct cidk_replay *r, unsigned int p)
+{
+	enum cidk_cid_policy_kind k = r->p.policy[p].kind;
+
+	return k == CIDK_CID_LAZY || k == CIDK_CID_LAZY_BATCHED ||
+	       k == CIDK_CID_CACHE_LOCAL;
+}
+
+static void migrate_pending(struct cidk_replay *r, struct rtask *t,
+			    uint64_t ts)
+{
+	if (!t->mig_pending)
+		return;
+	t->mig_pending = false;
+	for (unsigned int p = 0; p < r->p.nr_policies; p++)
+		if (migrate_deferred(r, p))
+			cidk_cid_migrate(r->mm[p], &t->ct[p], t->mig_from,
+					 t->mig_to, ts);
+}
+
 static void out(struct cidk_replay *r, struct rtask *t, uint64_t ts)
 {
 	for (unsigned int p = 0; p < r->p.nr_policies; p++)
@@ -272,6 +308,8 @@ static int ev_switch(struct cidk_replay *r, const struct cidk_trace_event *ev)
 	if (!pt && !nt)
 		return 0;
 	r->res.group_events++;
+	if (nt)
+		migrate_pending(r, nt, ev->ts_ns);
 	if (nt) {
 		/* as if prev had given its CID back: the switch-in's view */
 		r->on_cpu[c] = NULL;
@@ -281,6 +319,7 @@ static int ev_switch(struct cidk_replay *r, const struct cidk_trace_event *ev)
 	drive(r, c, pt, nt, ev->ts_ns);
 	if (pt) {
 		pt->running = false;
+		pt->queued = ev->prev_runnable;
 		r->on_cpu[c] = NULL;
 	}
 	if (nt) {
@@ -312,6 +351,7 @@ static int ev_rseq(struct cidk_replay *r, const struct cidk_trace_event *ev)
 			out(r, t, ev->ts_ns);
 		if (r->on_cpu[ev->cpu])
 			out(r, r->on_cpu[ev->cpu], ev->ts_ns);
+		migrate_pending(r, t, ev->ts_ns);
 		t->lowest = lowest_free(r, t);
 		drive(r, ev->cpu, NULL, t, ev->ts_ns);
 		t->running = true;
@@ -415,6 +455,7 @@ static int ev_exit(struct cidk_replay *r, const struct cidk_trace_event *ev)
 	if (!t || !t->alive)
 		return 0;
 	r->res.group_events++;
+	migrate_pending(r, t, ev->ts_ns);
 	for (unsigned int p = 0; p < r->p.nr_policies; p++)
 		cidk_cid_exit(r->mm[p], &t->ct[p], ev->ts_ns);
 	if (t->running && r->on_cpu[t->cpu] == t)
@@ -428,15 +469,24 @@ static int ev_exit(struct cidk_replay *r, const struct cidk_trace_event *ev)
 static int ev_migrate(struct cidk_replay *r, const struct cidk_trace_event *ev)
 {
 	struct rtask *t = find(r, ev->task_pid);
+	bool now;
 
 	if (!t || !t->alive)
 		return 0;
 	r->res.group_events++;
 	if (t->running)
 		return 0; /* the kernel moves a task off its CPU first */
+	/* moved again: it was enqueued where the last move took it */
+	migrate_pending(r, t, ev->ts_ns);
+	now = t->queued || ev->cpu == (unsigned int)ev->dest_cpu;
 	for (unsigned int p = 0; p < r->p.nr_policies; p++)
-		cidk_cid_migrate(r->mm[p], &t->ct[p], (unsigned int)ev->orig_cpu,
-				 (unsigned int)ev->dest_cpu, ev->ts_ns);
+		if (now || !migrate_deferred(r, p))
+			cidk_cid_migrate(r->mm[p], &t->ct[p],
+					 (unsigned int)ev->orig_cpu,
+					 (unsigned int)ev->dest_cpu, ev->ts_ns);
+	t->mig_pending = !now;
+	t->mig_from = (unsigned int)ev->orig_cpu;
+	t->mig_to = (unsigned int)ev->dest_cpu;
 	t->cpu = (unsigned int)ev->dest_cpu;
 	return 0;
 }
