@@ -17,6 +17,10 @@
 
 #include <cidkit/trace.h>
 
+/* the lazy family's per-CPU slots, read (never written) for 6.4-6.14's
+   per-task migration rule, see lazy_migrate_skips() */
+#include "cid/cid_internal.h"
+
 struct rtask {
 	int pid;
 	bool joined;	/* a user of the mms */
@@ -29,7 +33,8 @@ struct rtask {
 	uint64_t switch_ts;
 	/* a migration the lazy family has not seen yet (see ev_migrate) */
 	bool mig_pending;
-	bool queued;	/* switched out runnable (preempted), not asleep */
+	bool queued;	/* switched out runnable (preempted) or woken since */
+	unsigned int nr_allowed; /* its own allowed CPUs (AFFINITY events) */
 	unsigned int mig_from, mig_to;
 	struct cidk_cid_task *ct; /* one per policy */
 };
@@ -104,6 +109,7 @@ static struct rtask *add(struct cidk_replay *r, int pid)
 		return NULL;
 	}
 	t->pid = pid;
+	t->nr_allowed = r->p.nr_cpus;
 	t->last_kcid = -1;
 	t->lowest = -1;
 	t->switch_prev = -1;
@@ -234,6 +240,40 @@ static bool migrate_deferred(const struct cidk_replay *r, unsigned int p)
 	       k == CIDK_CID_CACHE_LOCAL;
 }
 
+/*
+ * 6.4-6.14's sched_mm_cid_migrate_to() leaves everything in place when
+ * the destination has a CID and mm_users >= t->nr_cpus_allowed -- the
+ * migrating task's own allowed CPUs, where lazy (lib/cid/lazy.c) compares
+ * with the mm's union, as cache-local's kernels (6.15 on) do.  With the
+ * trace's affinity changes (AFFINITY events) the replay knows the task's
+ * own count, and makes that call for lazy and lazy-batched itself: true
+ * when the kernel would have left the CPUs' CIDs alone and the policy
+ * would not (its own test, users >= the union, is then false).
+ */
+static bool lazy_migrate_skips(const struct cidk_replay *r, unsigned int p,
+			       const struct rtask *t, unsigned int to)
+{
+	enum cidk_cid_policy_kind k = r->p.policy[p].kind;
+	const struct cidk_cid_mm *mm = r->mm[p];
+
+	if ((k != CIDK_CID_LAZY && k != CIDK_CID_LAZY_BATCHED) ||
+	    t->nr_allowed >= r->p.nr_cpus || r->nr_users < t->nr_allowed)
+		return false;
+	return atomic_load_explicit(&mm->slots[to].word,
+				    memory_order_relaxed) != SLOT_UNSET;
+}
+
+static void migrate_one(struct cidk_replay *r, unsigned int p,
+			struct rtask *t, unsigned int from, unsigned int to,
+			uint64_t ts)
+{
+	if (lazy_migrate_skips(r, p, t, to)) {
+		t->ct[p].cpu = to; /* what the policy's migrate sets */
+		return;
+	}
+	cidk_cid_migrate(r->mm[p], &t->ct[p], from, to, ts);
+}
+
 static void migrate_pending(struct cidk_replay *r, struct rtask *t,
 			    uint64_t ts)
 {
@@ -242,8 +282,7 @@ static void migrate_pending(struct cidk_replay *r, struct rtask *t,
 	t->mig_pending = false;
 	for (unsigned int p = 0; p < r->p.nr_policies; p++)
 		if (migrate_deferred(r, p))
-			cidk_cid_migrate(r->mm[p], &t->ct[p], t->mig_from,
-					 t->mig_to, ts);
+			migrate_one(r, p, t, t->mig_from, t->mig_to, ts);
 }
 
 static void out(struct cidk_replay *r, struct rtask *t, uint64_t ts)
@@ -481,13 +520,65 @@ static int ev_migrate(struct cidk_replay *r, const struct cidk_trace_event *ev)
 	now = t->queued || ev->cpu == (unsigned int)ev->dest_cpu;
 	for (unsigned int p = 0; p < r->p.nr_policies; p++)
 		if (now || !migrate_deferred(r, p))
-			cidk_cid_migrate(r->mm[p], &t->ct[p],
-					 (unsigned int)ev->orig_cpu,
-					 (unsigned int)ev->dest_cpu, ev->ts_ns);
+			migrate_one(r, p, t, (unsigned int)ev->orig_cpu,
+				    (unsigned int)ev->dest_cpu, ev->ts_ns);
 	t->mig_pending = !now;
 	t->mig_from = (unsigned int)ev->orig_cpu;
 	t->mig_to = (unsigned int)ev->dest_cpu;
 	t->cpu = (unsigned int)ev->dest_cpu;
+	return 0;
+}
+
+/* sched_wakeup: the task is enqueued now (ttwu_do_activate()). */
+static int ev_wakeup(struct cidk_replay *r, const struct cidk_trace_event *ev)
+{
+	struct rtask *t = find(r, ev->task_pid);
+
+	if (!t || !t->alive)
+		return 0;
+	r->res.group_events++;
+	migrate_pending(r, t, ev->ts_ns);
+	t->queued = true;
+	return 0;
+}
+
+/* task_mm_cid_work() ran in this task (the kernel's compaction work). */
+static int ev_cid_work(struct cidk_replay *r, const struct cidk_trace_event *ev)
+{
+	struct rtask *t = find(r, ev->pid);
+
+	if (!t || !t->alive || !r->p.kernel_scan)
+		return 0;
+	r->res.group_events++;
+	for (unsigned int p = 0; p < r->p.nr_policies; p++)
+		cidk_cid_tick(r->mm[p], &t->ct[p], ev->cpu, ev->ts_ns);
+	return 0;
+}
+
+/* set_cpus_allowed_common(): the task's new mask (its first 64 CPUs). */
+static int ev_affinity(struct cidk_replay *r, const struct cidk_trace_event *ev)
+{
+	struct rtask *t = find(r, ev->task_pid);
+	unsigned int n = r->p.nr_cpus, cnt = 0;
+	struct cidk_mask *m;
+
+	if (!t || !t->alive)
+		return 0;
+	m = cidk_mask_alloc(n);
+	if (!m)
+		return -ENOMEM;
+	for (unsigned int c = 0; c < n; c++)
+		if (c >= 64 || (ev->cpus_word >> c & 1)) {
+			cidk_mask_set(m, c);
+			cnt++;
+		}
+	r->res.group_events++;
+	if (cnt) { /* an empty mask within our CPUs: not one we can follow */
+		t->nr_allowed = cnt;
+		for (unsigned int p = 0; p < r->p.nr_policies; p++)
+			cidk_cid_set_affinity(r->mm[p], &t->ct[p], m);
+	}
+	cidk_mask_free(m);
 	return 0;
 }
 
@@ -504,6 +595,7 @@ int cidk_replay_event(struct cidk_replay *r, const struct cidk_trace_event *ev)
 			return -EINVAL;
 		break;
 	case CIDK_TRACE_WAKEUP_NEW:
+	case CIDK_TRACE_WAKEUP:
 		if (ev->dest_cpu < 0 || (unsigned int)ev->dest_cpu >= n)
 			return -EINVAL;
 		break;
@@ -528,6 +620,12 @@ int cidk_replay_event(struct cidk_replay *r, const struct cidk_trace_event *ev)
 		return ev_exit(r, ev);
 	case CIDK_TRACE_MIGRATE:
 		return ev_migrate(r, ev);
+	case CIDK_TRACE_WAKEUP:
+		return ev_wakeup(r, ev);
+	case CIDK_TRACE_CID_WORK:
+		return ev_cid_work(r, ev);
+	case CIDK_TRACE_AFFINITY:
+		return ev_affinity(r, ev);
 	default:
 		return 0;
 	}
@@ -549,6 +647,16 @@ int cidk_replay_create(const struct cidk_replay_params *p,
 		return -ENOMEM;
 	r->p = *p;
 	r->p.threads = NULL;
+	/* the kernel's compaction calls drive the lazy family's scan */
+	for (unsigned int i = 0; p->kernel_scan && i < p->nr_policies; i++) {
+		struct cidk_cid_params *pp = &r->p.policy[i];
+
+		if (pp->kind == CIDK_CID_LAZY || pp->kind == CIDK_CID_LAZY_BATCHED ||
+		    pp->kind == CIDK_CID_CACHE_LOCAL) {
+			pp->trigger = CIDK_CID_SCAN_TICK;
+			pp->scan_period_ns = CIDK_REPLAY_SCAN_PERIOD_NS;
+		}
+	}
 	if (p->nr_threads) {
 		int *th = malloc(p->nr_threads * sizeof(*th));
 
@@ -579,7 +687,7 @@ int cidk_replay_create(const struct cidk_replay_params *p,
 		{
 			struct cidk_cid_mm *mm;
 
-			rc = cidk_cid_mm_create(&p->policy[i], p->nr_cpus,
+			rc = cidk_cid_mm_create(&r->p.policy[i], p->nr_cpus,
 						r->all, &mm);
 			if (rc)
 				goto fail;
