@@ -123,6 +123,8 @@ static const struct {
 	  { NULL, NULL, NULL, NULL } },
 	{ "cidkit", "cpus_allowed", CIDK_TRACE_AFFINITY,
 	  { "pid", "mask", NULL, NULL } },
+	{ "cidkit", "mm_cid_exit", CIDK_TRACE_CID_EXIT,
+	  { NULL, NULL, NULL, NULL } },
 };
 #define NR_KEPT (sizeof(kept_events) / sizeof(kept_events[0]))
 
@@ -335,6 +337,7 @@ static int convert(const struct cidk__trace_dat *d, const struct kept *k,
 		return to_int(k, F0, r, 0, INT_MAX, &ev->task_pid) ||
 		       to_int(k, F1, r, 0, M, &ev->dest_cpu) ? -EINVAL : 1;
 	case CIDK_TRACE_CID_WORK:
+	case CIDK_TRACE_CID_EXIT:
 		return 1;
 	case CIDK_TRACE_AFFINITY:
 		if (to_int(k, F0, r, 0, INT_MAX, &ev->task_pid) ||

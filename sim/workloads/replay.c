@@ -487,9 +487,15 @@ static int ev_exec(struct cidk_replay *r, const struct cidk_trace_event *ev)
 	return 0;
 }
 
+/*
+ * sched_process_exit, or (CID_EXIT, the line's own task) the earlier
+ * point where a 6.4-6.18 kernel's exiting task gives its CID back: the
+ * first of the two is the exit, the second is a no-op.
+ */
 static int ev_exit(struct cidk_replay *r, const struct cidk_trace_event *ev)
 {
-	struct rtask *t = find(r, ev->task_pid);
+	struct rtask *t = find(r, ev->kind == CIDK_TRACE_CID_EXIT ? ev->pid
+							     : ev->task_pid);
 
 	if (!t || !t->alive)
 		return 0;
@@ -626,6 +632,8 @@ int cidk_replay_event(struct cidk_replay *r, const struct cidk_trace_event *ev)
 		return ev_cid_work(r, ev);
 	case CIDK_TRACE_AFFINITY:
 		return ev_affinity(r, ev);
+	case CIDK_TRACE_CID_EXIT:
+		return ev_exit(r, ev);
 	default:
 		return 0;
 	}

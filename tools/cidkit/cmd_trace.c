@@ -63,6 +63,9 @@ static const struct probe {
 	  "pid=p->pid mask=+0(+0($arg2)):x64",
 	  "a task's new allowed CPUs",
 	  CIDK_TRACE_PROBE_AFFINITY },
+	{ "mm_cid_exit", "sched_mm_cid_exit_signals", NULL,
+	  "an exiting task gives its CID back, Linux 6.4-6.18",
+	  CIDK_TRACE_PROBE_CID_EXIT },
 };
 #define NR_PROBES (sizeof(probes) / sizeof(probes[0]))
 
@@ -136,6 +139,7 @@ static bool keep(const struct cidk_trace_event *ev, const struct pidset *g,
 	case CIDK_TRACE_FORK:
 		return pid_in(g, ev->task_pid) || pid_in(g, ev->child_pid);
 	case CIDK_TRACE_CID_WORK:
+	case CIDK_TRACE_CID_EXIT:
 		return pid_in(g, ev->pid);
 	default:
 		return pid_in(g, ev->task_pid);
@@ -417,7 +421,9 @@ static const char about[] =
 	"the kernel has their function (--kprobes): mm_cid_work, the lazy\n"
 	"family's compaction work (task_mm_cid_work, Linux 6.4-6.18), and\n"
 	"cpus_allowed, a task's new allowed CPUs (set_cpus_allowed_common, with\n"
-	"BTF); one missing under 'auto' is said on stderr, not recorded.\n";
+	"BTF), and mm_cid_exit, where an exiting task gives its CID back\n"
+	"(sched_mm_cid_exit_signals, 6.4-6.18); one missing under 'auto' is\n"
+	"said on stderr, not recorded.\n";
 
 static int cmd_trace_record(int argc, char **argv)
 {
@@ -433,7 +439,7 @@ static int cmd_trace_record(int argc, char **argv)
 		{ OPT_UINT("buffer-kb", 0, &buffer_kb, 64, 1u << 22, "KB",
 			   "trace buffer per CPU") },
 		{ OPT_STRING("kprobes", 0, &kprobes, "LIST",
-			     "auto (each the kernel has), none, or mm_cid_work,cpus_allowed (all must work)") },
+			     "auto (each the kernel has), none, or a list of mm_cid_work, cpus_allowed, mm_cid_exit (each must work)") },
 		{ .type = OT_END },
 	};
 	struct opt_cmd cmd = { cmdname, about, NULL, "CMD [ARGS...]", 1,
@@ -445,7 +451,7 @@ static int cmd_trace_record(int argc, char **argv)
 		return opt_status(rc);
 #ifdef CIDKIT_HAVE_TRACEFS
 	if (probes_parse(kprobes, &want, &must))
-		return cli_error("%s: --kprobes %s: not auto, none or a list of mm_cid_work, cpus_allowed",
+		return cli_error("%s: --kprobes %s: not auto, none or a list of mm_cid_work, cpus_allowed, mm_cid_exit",
 				 cmdname, cli_q(kprobes));
 	return record(cmdname, out, seconds, buffer_kb, want, must, argv + first);
 #else
