@@ -125,6 +125,8 @@ static const struct {
 	  { "pid", "mask", NULL, NULL } },
 	{ "cidkit", "mm_cid_exit", CIDK_TRACE_CID_EXIT,
 	  { NULL, NULL, NULL, NULL } },
+	{ "cidkit", "mm_cid_fork", CIDK_TRACE_CID_FORK,
+	  { NULL, NULL, NULL, NULL } },
 };
 #define NR_KEPT (sizeof(kept_events) / sizeof(kept_events[0]))
 
@@ -338,6 +340,7 @@ static int convert(const struct cidk__trace_dat *d, const struct kept *k,
 		       to_int(k, F1, r, 0, M, &ev->dest_cpu) ? -EINVAL : 1;
 	case CIDK_TRACE_CID_WORK:
 	case CIDK_TRACE_CID_EXIT:
+	case CIDK_TRACE_CID_FORK:
 		return 1;
 	case CIDK_TRACE_AFFINITY:
 		if (to_int(k, F0, r, 0, INT_MAX, &ev->task_pid) ||

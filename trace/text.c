@@ -292,6 +292,10 @@ static int parse_fields(const char *name, size_t nn, struct span f,
 		ev->kind = CIDK_TRACE_CID_EXIT;
 		return 1;
 	}
+	if (IS("mm_cid_fork")) {
+		ev->kind = CIDK_TRACE_CID_FORK;
+		return 1;
+	}
 	if (IS("cpus_allowed")) {
 		struct span v;
 
@@ -375,6 +379,9 @@ static int parse_header(struct span l, struct cidk_trace_info *info)
 				else if (z - a == 11 &&
 					 !memcmp(v.s + a, "mm_cid_exit", 11))
 					probes |= CIDK_TRACE_PROBE_CID_EXIT;
+				else if (z - a == 11 &&
+					 !memcmp(v.s + a, "mm_cid_fork", 11))
+					probes |= CIDK_TRACE_PROBE_CID_FORK;
 				else if (z > a)
 					return -EINVAL;
 			}

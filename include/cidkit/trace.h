@@ -18,9 +18,12 @@
  * task_mm_cid_work(), the lazy family's compaction work; no fields) and
  * "cpus_allowed" (an entry probe on set_cpus_allowed_common() with the
  * fields pid=PID and mask=0xHEX, the first word of the new mask), and
- * "mm_cid_exit" (an entry probe on sched_mm_cid_exit_signals(), where an
- * exiting task of 6.4-6.18 gives its CID back, early in do_exit(), before
- * the futex wake-up of a joiner and before sched_process_exit): there
+ * "mm_cid_exit" (an entry probe on sched_mm_cid_exit_signals(), 6.4-6.18,
+ * or sched_mm_cid_exit(), 6.19 on, where an exiting task gives its CID
+ * back, early in do_exit(), before the futex wake-up of a joiner and
+ * before sched_process_exit) and "mm_cid_fork" (an entry probe on
+ * sched_mm_cid_fork(), in the parent, where copy_process() counts the new
+ * user, before sched_process_fork): there
  * is no affinity-change tracepoint (sched_setaffinity's system-call event
  * carries a user pointer, not the mask).  Other events of a
  * well-formed line are skipped; blank lines and "#" comments are skipped,
@@ -30,7 +33,7 @@
  *   "# cidkit-trace: kernel=RELEASE cpus=N tgid=T threads=P,P,... [probes=E,E]"
  *     written by `cidkit trace record`: the traced kernel, its CPUs, the
  *     thread group recorded and every thread of it, and the kprobe events
- *     that were on (mm_cid_work, cpus_allowed, mm_cid_exit).
+ *     that were on (mm_cid_work, cpus_allowed, mm_cid_exit, mm_cid_fork).
  *
  * Replay.  One mm (the thread group T) per policy, created at T's exec
  * (or at its first event when the trace has no exec), its threads joining
@@ -77,6 +80,8 @@ enum cidk_trace_kind {
 				   kprobe event cidkit/cpus_allowed) */
 	CIDK_TRACE_CID_EXIT,	/* the line's task gives its CID up for its exit
 				   (the kprobe event cidkit/mm_cid_exit) */
+	CIDK_TRACE_CID_FORK,	/* the line's task (the parent) makes a new user
+				   of its mm (the kprobe event cidkit/mm_cid_fork) */
 	CIDK_TRACE_NR_KINDS,
 };
 
@@ -115,6 +120,7 @@ struct cidk_trace_info {
 #define CIDK_TRACE_PROBE_CID_WORK 1u  /* "mm_cid_work" */
 #define CIDK_TRACE_PROBE_AFFINITY 2u  /* "cpus_allowed" */
 #define CIDK_TRACE_PROBE_CID_EXIT 4u  /* "mm_cid_exit" */
+#define CIDK_TRACE_PROBE_CID_FORK 8u  /* "mm_cid_fork" */
 
 /*
  * cidk_trace_parse_line - parse one line (@len bytes at @line, no NUL

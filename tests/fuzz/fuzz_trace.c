@@ -73,6 +73,10 @@ static void write_event(const struct cidk_trace_event *e, char *buf, size_t n)
 		snprintf(buf + k, n - (size_t)k,
 			 "mm_cid_exit: (sched_mm_cid_exit_signals+0x4/0x120)\n");
 		break;
+	case CIDK_TRACE_CID_FORK:
+		snprintf(buf + k, n - (size_t)k,
+			 "mm_cid_fork: (sched_mm_cid_fork+0x4/0x320)\n");
+		break;
 	case CIDK_TRACE_AFFINITY:
 		snprintf(buf + k, n - (size_t)k,
 			 "cpus_allowed: (set_cpus_allowed_common+0x4/0x50) pid=%d mask=0x%llx\n",

@@ -55,17 +55,21 @@ static const char *const events[][2] = {
 static const struct probe {
 	const char *event, *func, *format, *why;
 	unsigned int bit;
+	const char *func2; /* where the kernel has no func (NULL: none) */
 } probes[] = {
 	{ "mm_cid_work", "task_mm_cid_work", NULL,
 	  "the lazy family's compaction work (Linux 6.4-6.18)",
-	  CIDK_TRACE_PROBE_CID_WORK },
+	  CIDK_TRACE_PROBE_CID_WORK, NULL },
 	{ "cpus_allowed", "set_cpus_allowed_common",
 	  "pid=p->pid mask=+0(+0($arg2)):x64",
 	  "a task's new allowed CPUs",
-	  CIDK_TRACE_PROBE_AFFINITY },
+	  CIDK_TRACE_PROBE_AFFINITY, NULL },
 	{ "mm_cid_exit", "sched_mm_cid_exit_signals", NULL,
-	  "an exiting task gives its CID back, Linux 6.4-6.18",
-	  CIDK_TRACE_PROBE_CID_EXIT },
+	  "an exiting task gives its CID back",
+	  CIDK_TRACE_PROBE_CID_EXIT, "sched_mm_cid_exit" },
+	{ "mm_cid_fork", "sched_mm_cid_fork", NULL,
+	  "the parent counts a new user of its mm",
+	  CIDK_TRACE_PROBE_CID_FORK, NULL },
 };
 #define NR_PROBES (sizeof(probes) / sizeof(probes[0]))
 
@@ -140,6 +144,7 @@ static bool keep(const struct cidk_trace_event *ev, const struct pidset *g,
 		return pid_in(g, ev->task_pid) || pid_in(g, ev->child_pid);
 	case CIDK_TRACE_CID_WORK:
 	case CIDK_TRACE_CID_EXIT:
+	case CIDK_TRACE_CID_FORK:
 		return pid_in(g, ev->pid);
 	default:
 		return pid_in(g, ev->task_pid);
@@ -207,13 +212,22 @@ static int record(const char *cmdname, const char *out, double seconds,
 
 		if (!(want & pr->bit))
 			continue;
-		kp[i] = tracefs_kprobe_alloc("cidkit", pr->event, pr->func,
-					     pr->format);
-		if (kp[i] && tracefs_dynevent_create(kp[i]) < 0) {
-			/* the kernel refuses it, or it exists (another
-			   recorder's: used, and left to it) */
-			tracefs_dynevent_free(kp[i]);
-			kp[i] = NULL;
+		for (unsigned int f = 0; f < 2 && !kp[i]; f++) {
+			const char *fn = f ? pr->func2 : pr->func;
+
+			if (!fn)
+				break;
+			kp[i] = tracefs_kprobe_alloc("cidkit", pr->event, fn,
+						     pr->format);
+			if (kp[i] && tracefs_dynevent_create(kp[i]) < 0) {
+				/* the kernel refuses it, or it exists
+				   (another recorder's: used, left to it) */
+				tracefs_dynevent_free(kp[i]);
+				kp[i] = NULL;
+				if (tracefs_event_file_exists(inst, "cidkit",
+							      pr->event, "enable"))
+					break;
+			}
 		}
 		if (tracefs_event_file_exists(inst, "cidkit", pr->event, "enable") &&
 		    tracefs_event_enable(inst, "cidkit", pr->event) >= 0) {
@@ -421,9 +435,10 @@ static const char about[] =
 	"the kernel has their function (--kprobes): mm_cid_work, the lazy\n"
 	"family's compaction work (task_mm_cid_work, Linux 6.4-6.18), and\n"
 	"cpus_allowed, a task's new allowed CPUs (set_cpus_allowed_common, with\n"
-	"BTF), and mm_cid_exit, where an exiting task gives its CID back\n"
-	"(sched_mm_cid_exit_signals, 6.4-6.18); one missing under 'auto' is\n"
-	"said on stderr, not recorded.\n";
+	"BTF), mm_cid_exit, where an exiting task gives its CID back\n"
+	"(sched_mm_cid_exit_signals, 6.4-6.18; sched_mm_cid_exit, 6.19 on), and\n"
+	"mm_cid_fork, where the parent counts a new user (sched_mm_cid_fork);\n"
+	"one missing under 'auto' is said on stderr, not recorded.\n";
 
 static int cmd_trace_record(int argc, char **argv)
 {
@@ -439,7 +454,7 @@ static int cmd_trace_record(int argc, char **argv)
 		{ OPT_UINT("buffer-kb", 0, &buffer_kb, 64, 1u << 22, "KB",
 			   "trace buffer per CPU") },
 		{ OPT_STRING("kprobes", 0, &kprobes, "LIST",
-			     "auto (each the kernel has), none, or a list of mm_cid_work, cpus_allowed, mm_cid_exit (each must work)") },
+			     "auto (each the kernel has), none, or a list of mm_cid_work, cpus_allowed, mm_cid_exit, mm_cid_fork (each must work)") },
 		{ .type = OT_END },
 	};
 	struct opt_cmd cmd = { cmdname, about, NULL, "CMD [ARGS...]", 1,
@@ -451,7 +466,7 @@ static int cmd_trace_record(int argc, char **argv)
 		return opt_status(rc);
 #ifdef CIDKIT_HAVE_TRACEFS
 	if (probes_parse(kprobes, &want, &must))
-		return cli_error("%s: --kprobes %s: not auto, none or a list of mm_cid_work, cpus_allowed, mm_cid_exit",
+		return cli_error("%s: --kprobes %s: not auto, none or a list of mm_cid_work, cpus_allowed, mm_cid_exit, mm_cid_fork",
 				 cmdname, cli_q(kprobes));
 	return record(cmdname, out, seconds, buffer_kb, want, must, argv + first);
 #else
