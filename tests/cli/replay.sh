@@ -118,6 +118,33 @@ for tg in cid-affinity2-6.12-smp4-kp:95:cpus_allowed \
 	printf '%s' "$out" >"$tmp/k.json"
 	python3 "$(dirname "$0")/replay_ref.py" "$tmp/k.trace" "$tmp/k.json" "$goal" >"$tmp/ref.tap"
 	ok $? "$t: counts and naive predictors as a plain reader finds them, lazy above both and >= $goal %" "$tmp/ref.tap"
+	# the lazy family's scans: one per mm_cid_work call of a live thread
+	# of the group that comes 90 ms or more after the last scan (the first
+	# call arms the clock), worked out here from the text
+	python3 -c '
+import json, re, sys
+tr, js = sys.argv[1], json.load(open(sys.argv[2]))
+th = set(re.search(r"threads=([0-9,]+)", open(tr).readline()).group(1).split(","))
+gone, nxt, scans, up = set(), None, 0, False
+for l in open(tr):
+    m = re.match(r"^\s*.*-(\d+)\s+\(\s*[-\d]+\)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*)$", l)
+    if not m:
+        continue
+    pid, ts, ev = m.group(1), float(m.group(2)), m.group(3)
+    up = up or ev == "sched_process_exec"
+    if ev == "mm_cid_exit":
+        gone.add(pid)
+    elif ev == "sched_process_exit":
+        gone.add(re.search(r" pid=(\d+)", m.group(4)).group(1))
+    elif ev == "mm_cid_work" and up and pid in th and pid not in gone:
+        if nxt is None:
+            nxt = ts + 0.090
+        elif ts >= nxt:
+            scans, nxt = scans + 1, ts + 0.090
+lazy = [p for p in js["policies"] if p["policy"] == "lazy"][0]
+assert lazy["compaction_calls"] == scans, (lazy["compaction_calls"], scans)
+print(scans)' "$tmp/k.trace" "$tmp/k.json" >"$tmp/scans" 2>&1
+	ok $? "$t: lazy scans at the kernel's task_mm_cid_work calls: $(cat "$tmp/scans")"
 	full=$(agree_of "$tmp/k.trace")
 	for m in $(echo "$mechs" | tr , ' '); do
 		case $m in
