@@ -156,6 +156,21 @@ print(scans)' "$tmp/k.trace" "$tmp/k.json" >"$tmp/scans" 2>&1
 		ok $? "$t: without $m the model agrees on fewer events ($less < $full)"
 	done
 done
+# 6.19.6, 16 CPUs, 32 threads x 3 waves: the guest's sched_mm_cid_exit()
+# calls (a kprobe in the top-level buffer of the same run, merged into the
+# recorded text as mm_cid_exit lines, docs/validation.md): ownership 100 %,
+# and fewer events without them (its exit then comes at sched_process_exit)
+t=cid-churn32-6.19-smp16-exit
+xz -dc "$data/$t.trace.xz" >"$tmp/k.trace"
+run sim replay --json "$tmp/k.trace"
+printf '%s' "$out" >"$tmp/k.json"
+python3 "$(dirname "$0")/replay_ref.py" "$tmp/k.trace" "$tmp/k.json" 99 >"$tmp/ref.tap"
+ok $? "$t: counts and naive predictors as a plain reader finds them, ownership above both and >= 99 %" "$tmp/ref.tap"
+full=$(agree_of "$tmp/k.trace")
+grep -v " mm_cid_exit: " "$tmp/k.trace" >"$tmp/a.trace"
+less=$(agree_of "$tmp/a.trace")
+[ -n "$full" ] && [ -n "$less" ] && [ "$less" -lt "$full" ]
+ok $? "$t: without mm_cid_exit ownership agrees on fewer events ($less < $full)"
 run sim replay --json - <"$tmp/v.trace"
 [ "$out" = "$(cat "$tmp/v.json")" ]
 ok $? "standard input: the same result"
