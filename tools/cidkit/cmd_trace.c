@@ -11,7 +11,11 @@
  * rseq_update events) and every sched_switch on the CPUs it ran on.
  * The buffer is read twice after CMD ends (threads first, then the lines):
  * the trace's length is bounded by --buffer-kb per CPU, and a buffer that
- * overflowed is an error, not a silently shorter trace.
+ * overflowed is an error, not a silently shorter trace.  --kprobes adds
+ * the kprobe events of trace.h (mm_cid_work, cpus_allowed, mm_cid_exit,
+ * mm_cid_fork) where the kernel takes them, and names the ones recorded in
+ * the header (probes=); under "auto" a missing one is said with the
+ * summary line.
  */
 #include <errno.h>
 #include <signal.h>
