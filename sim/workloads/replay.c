@@ -223,14 +223,17 @@ static int lowest_free(struct cidk_replay *r, const struct rtask *self)
 /*
  * The lazy family's kernels (6.4 to 6.18) move a CID with a migration in
  * sched_mm_cid_migrate_to(), called from activate_task() when the task is
- * enqueued on the destination with ENQUEUE_MIGRATED -- after a remote
- * wake-up through the wake list, in the destination's IPI, later than the
- * sched_migrate_task line (written by set_task_cpu() on the waking side).
- * The trace has no event at that enqueue; the task's next switch-in (or
- * its next migration, its exit) comes after it, so that is where the
- * replay gives these policies the migration.  Ownership (6.19 on) has no
- * migration step of its own (a task-owned CID goes with the task at its
- * switch-in), bitmap and inherit none either: they get it at the line.
+ * enqueued on the destination with ENQUEUE_MIGRATED.  A preempted (queued)
+ * task's move, and a load-balancing pull (its line written on the
+ * destination), enqueue under the same locks as set_task_cpu() writes the
+ * sched_migrate_task line: the policies get those at the line.  A wake-up
+ * through the wake list enqueues later, in the destination's IPI, which
+ * the sched_wakeup line marks (ttwu_do_activate()): the lazy family gets
+ * that migration there, or, in a trace without sched_wakeup, at the task's
+ * next switch-in (or next migration, or exit), whichever comes first.
+ * Ownership (6.19 on) has no migration step of its own (a task-owned CID
+ * goes with the task at its switch-in), bitmap and inherit none either:
+ * they get every migration at the line.
  */
 static bool migrate_deferred(const struct cidk_replay *r, unsigned int p)
 {
@@ -489,8 +492,9 @@ static int ev_exec(struct cidk_replay *r, const struct cidk_trace_event *ev)
 
 /*
  * sched_process_exit, or (CID_EXIT, the line's own task) the earlier
- * point where a 6.4-6.18 kernel's exiting task gives its CID back: the
- * first of the two is the exit, the second is a no-op.
+ * point where the kernel's exiting task gives its CID back
+ * (sched_mm_cid_exit_signals(), from 6.19 sched_mm_cid_exit()): the first
+ * of the two is the exit, the second is a no-op.
  */
 static int ev_exit(struct cidk_replay *r, const struct cidk_trace_event *ev)
 {
