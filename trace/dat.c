@@ -116,6 +116,17 @@ static const struct {
 	  { "pid", NULL, NULL, NULL } },
 	{ "sched", "sched_wakeup_new", CIDK_TRACE_WAKEUP_NEW,
 	  { "pid", "target_cpu", NULL, NULL } },
+	{ "sched", "sched_wakeup", CIDK_TRACE_WAKEUP,
+	  { "pid", "target_cpu", NULL, NULL } },
+	/* the kprobe events of `cidkit trace record` (trace.h) */
+	{ "cidkit", "mm_cid_work", CIDK_TRACE_CID_WORK,
+	  { NULL, NULL, NULL, NULL } },
+	{ "cidkit", "cpus_allowed", CIDK_TRACE_AFFINITY,
+	  { "pid", "mask", NULL, NULL } },
+	{ "cidkit", "mm_cid_exit", CIDK_TRACE_CID_EXIT,
+	  { NULL, NULL, NULL, NULL } },
+	{ "cidkit", "mm_cid_fork", CIDK_TRACE_CID_FORK,
+	  { NULL, NULL, NULL, NULL } },
 };
 #define NR_KEPT (sizeof(kept_events) / sizeof(kept_events[0]))
 
@@ -324,8 +335,19 @@ static int convert(const struct cidk__trace_dat *d, const struct kept *k,
 	case CIDK_TRACE_EXEC:
 		return to_int(k, F0, r, 0, INT_MAX, &ev->task_pid) ? -EINVAL : 1;
 	case CIDK_TRACE_WAKEUP_NEW:
+	case CIDK_TRACE_WAKEUP:
 		return to_int(k, F0, r, 0, INT_MAX, &ev->task_pid) ||
 		       to_int(k, F1, r, 0, M, &ev->dest_cpu) ? -EINVAL : 1;
+	case CIDK_TRACE_CID_WORK:
+	case CIDK_TRACE_CID_EXIT:
+	case CIDK_TRACE_CID_FORK:
+		return 1;
+	case CIDK_TRACE_AFFINITY:
+		if (to_int(k, F0, r, 0, INT_MAX, &ev->task_pid) ||
+		    get(k, F1, r, LLONG_MIN, LLONG_MAX, &st))
+			return -EINVAL;
+		ev->cpus_word = (uint64_t)st;
+		return 1;
 	default:
 		return -EINVAL;
 	}

@@ -60,6 +60,31 @@ static int parse_int(const char *s, size_t n, long long lo, long long hi,
 	return 0;
 }
 
+/* "0x" and 1-16 hex digits; 0 or -EINVAL. */
+static int parse_hex64(struct span v, uint64_t *out)
+{
+	uint64_t x = 0;
+
+	if (v.n < 3 || v.n > 18 || v.s[0] != '0' || (v.s[1] != 'x' && v.s[1] != 'X'))
+		return -EINVAL;
+	for (size_t i = 2; i < v.n; i++) {
+		char c = v.s[i];
+		unsigned int d;
+
+		if (is_digit(c))
+			d = (unsigned int)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned int)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned int)(c - 'A' + 10);
+		else
+			return -EINVAL;
+		x = x << 4 | d;
+	}
+	*out = x;
+	return 0;
+}
+
 /* The value of " name=" in @f: up to the next space or the end. */
 static int field(struct span f, const char *name, struct span *val)
 {
@@ -248,6 +273,38 @@ static int parse_fields(const char *name, size_t nn, struct span f,
 				       ? -EINVAL : 1;
 		return parse_tc_wakeup(f, ev) ? -EINVAL : 1;
 	}
+	if (IS("sched_wakeup")) {
+		struct span v;
+
+		ev->kind = CIDK_TRACE_WAKEUP;
+		if (!field(f, "pid", &v))
+			return field_int(f, "pid", 0, INT_MAX, &ev->task_pid) ||
+			       field_int(f, "target_cpu", 0, M, &ev->dest_cpu)
+				       ? -EINVAL : 1;
+		return parse_tc_wakeup(f, ev) ? -EINVAL : 1;
+	}
+	/* the kprobe events of `cidkit trace record` (trace.h) */
+	if (IS("mm_cid_work")) {
+		ev->kind = CIDK_TRACE_CID_WORK;
+		return 1;
+	}
+	if (IS("mm_cid_exit")) {
+		ev->kind = CIDK_TRACE_CID_EXIT;
+		return 1;
+	}
+	if (IS("mm_cid_fork")) {
+		ev->kind = CIDK_TRACE_CID_FORK;
+		return 1;
+	}
+	if (IS("cpus_allowed")) {
+		struct span v;
+
+		ev->kind = CIDK_TRACE_AFFINITY;
+		if (field_int(f, "pid", 0, INT_MAX, &ev->task_pid) ||
+		    field(f, "mask", &v) || parse_hex64(v, &ev->cpus_word))
+			return -EINVAL;
+		return 1;
+	}
 #undef IS
 	return 0;
 }
@@ -294,7 +351,7 @@ static int parse_header(struct span l, struct cidk_trace_info *info)
 		struct span f = { l.s + sizeof(ck) - 2, l.n - (sizeof(ck) - 2) };
 		unsigned int ncpu = info->nr_cpus;
 		int tgid = info->tgid, *th = NULL;
-		unsigned int nth = 0;
+		unsigned int nth = 0, probes = info->probes;
 		struct span k = { "", 0 };
 		int rc;
 
@@ -310,6 +367,25 @@ static int parse_header(struct span l, struct cidk_trace_info *info)
 		}
 		if (!field(f, "kernel", &k) && k.n >= sizeof(info->kernel))
 			return -EINVAL;
+		if (!field(f, "probes", &v)) {
+			for (size_t a = 0, z; a < v.n; a = z + 1) {
+				for (z = a; z < v.n && v.s[z] != ','; z++)
+					;
+				if (z - a == 11 && !memcmp(v.s + a, "mm_cid_work", 11))
+					probes |= CIDK_TRACE_PROBE_CID_WORK;
+				else if (z - a == 12 &&
+					 !memcmp(v.s + a, "cpus_allowed", 12))
+					probes |= CIDK_TRACE_PROBE_AFFINITY;
+				else if (z - a == 11 &&
+					 !memcmp(v.s + a, "mm_cid_exit", 11))
+					probes |= CIDK_TRACE_PROBE_CID_EXIT;
+				else if (z - a == 11 &&
+					 !memcmp(v.s + a, "mm_cid_fork", 11))
+					probes |= CIDK_TRACE_PROBE_CID_FORK;
+				else if (z > a)
+					return -EINVAL;
+			}
+		}
 		if (!field(f, "threads", &v)) {
 			rc = parse_threads(v, &th, &nth);
 			if (rc)
@@ -317,6 +393,7 @@ static int parse_header(struct span l, struct cidk_trace_info *info)
 		}
 		info->nr_cpus = ncpu;
 		info->tgid = tgid;
+		info->probes = probes;
 		if (k.n) {
 			memcpy(info->kernel, k.s, k.n);
 			info->kernel[k.n] = 0;

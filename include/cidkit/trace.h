@@ -12,17 +12,28 @@
  * line at a time: memory is one line buffer (at most CIDK_TRACE_LINE_MAX
  * bytes), whatever the trace's length.  The events kept are
  * rseq:rseq_update, sched:sched_switch, sched_migrate_task,
- * sched_process_fork, sched_process_exit, sched_process_exec and
- * sched_wakeup_new.  There is no affinity-change tracepoint (Linux 6.18
- * has none; sched_setaffinity's system-call event carries a user pointer,
- * not the mask), so affinity changes are not in traces.  Other events of a
+ * sched_process_fork, sched_process_exit, sched_process_exec,
+ * sched_wakeup_new and sched_wakeup, and two kprobe events `cidkit trace
+ * record` adds where the kernel lets it: "mm_cid_work" (an entry probe on
+ * task_mm_cid_work(), the lazy family's compaction work; no fields) and
+ * "cpus_allowed" (an entry probe on set_cpus_allowed_common() with the
+ * fields pid=PID and mask=0xHEX, the first word of the new mask), and
+ * "mm_cid_exit" (an entry probe on sched_mm_cid_exit_signals(), 6.4-6.18,
+ * or sched_mm_cid_exit(), 6.19 on, where an exiting task gives its CID
+ * back, early in do_exit(), before the futex wake-up of a joiner and
+ * before sched_process_exit) and "mm_cid_fork" (an entry probe on
+ * sched_mm_cid_fork(), in the parent, where copy_process() counts the new
+ * user, before sched_process_fork): there
+ * is no affinity-change tracepoint (sched_setaffinity's system-call event
+ * carries a user pointer, not the mask).  Other events of a
  * well-formed line are skipped; blank lines and "#" comments are skipped,
  * except the header lines the reader learns from:
  *   "# entries-in-buffer/entries-written: A/B   #P:N"   N CPUs (ftrace)
  *   "cpus=N"                                           N CPUs (trace-cmd)
- *   "# cidkit-trace: kernel=RELEASE cpus=N tgid=T threads=P,P,..."
+ *   "# cidkit-trace: kernel=RELEASE cpus=N tgid=T threads=P,P,... [probes=E,E]"
  *     written by `cidkit trace record`: the traced kernel, its CPUs, the
- *     thread group recorded and every thread of it.
+ *     thread group recorded and every thread of it, and the kprobe events
+ *     that were on (mm_cid_work, cpus_allowed, mm_cid_exit, mm_cid_fork).
  *
  * Replay.  One mm (the thread group T) per policy, created at T's exec
  * (or at its first event when the trace has no exec), its threads joining
@@ -62,6 +73,15 @@ enum cidk_trace_kind {
 	CIDK_TRACE_EXIT,	/* pid exits (group_dead) */
 	CIDK_TRACE_EXEC,	/* pid exec'd (a new mm) */
 	CIDK_TRACE_WAKEUP_NEW,	/* pid, new, placed on target_cpu */
+	CIDK_TRACE_WAKEUP,	/* pid woken: enqueued on target_cpu (sched_wakeup) */
+	CIDK_TRACE_CID_WORK,	/* the line's task ran task_mm_cid_work() (the
+				   kprobe event cidkit/mm_cid_work) */
+	CIDK_TRACE_AFFINITY,	/* pid's allowed CPUs are now cpus_word (the
+				   kprobe event cidkit/cpus_allowed) */
+	CIDK_TRACE_CID_EXIT,	/* the line's task gives its CID up for its exit
+				   (the kprobe event cidkit/mm_cid_exit) */
+	CIDK_TRACE_CID_FORK,	/* the line's task (the parent) makes a new user
+				   of its mm (the kprobe event cidkit/mm_cid_fork) */
 	CIDK_TRACE_NR_KINDS,
 };
 
@@ -75,11 +95,13 @@ struct cidk_trace_event {
 	/* by kind: */
 	int prev_pid, next_pid;	 /* SWITCH */
 	bool prev_runnable;	 /* SWITCH: prev_state R (preempted) */
-	int task_pid;		 /* MIGRATE, EXIT, EXEC, WAKEUP_NEW: the event's pid */
+	int task_pid;		 /* MIGRATE, EXIT, EXEC, WAKEUP_NEW, WAKEUP,
+				    AFFINITY: the event's pid */
 	int child_pid;		 /* FORK (task_pid: the parent) */
-	int orig_cpu, dest_cpu;	 /* MIGRATE; dest_cpu: WAKEUP_NEW's target_cpu */
+	int orig_cpu, dest_cpu;	 /* MIGRATE; dest_cpu: WAKEUP(_NEW)'s target_cpu */
 	int cpu_id, node_id, mm_cid; /* RSEQ_UPDATE */
 	bool group_dead;	 /* EXIT */
+	uint64_t cpus_word;	 /* AFFINITY: CPUs 0-63 of the new mask */
 };
 
 /*
@@ -91,7 +113,14 @@ struct cidk_trace_info {
 	char kernel[64];      /* "" when not said */
 	int *threads;	      /* the header's thread list (malloc'd) */
 	unsigned int nr_threads;
+	unsigned int probes;  /* CIDK_TRACE_PROBE_*: kprobe events recorded */
 };
+
+/* The kprobe events a "# cidkit-trace: probes=A,B" header says were on. */
+#define CIDK_TRACE_PROBE_CID_WORK 1u  /* "mm_cid_work" */
+#define CIDK_TRACE_PROBE_AFFINITY 2u  /* "cpus_allowed" */
+#define CIDK_TRACE_PROBE_CID_EXIT 4u  /* "mm_cid_exit" */
+#define CIDK_TRACE_PROBE_CID_FORK 8u  /* "mm_cid_fork" */
 
 /*
  * cidk_trace_parse_line - parse one line (@len bytes at @line, no NUL
@@ -161,7 +190,22 @@ struct cidk_replay_params {
 	struct cidk_cid_params policy[CIDK_REPLAY_MAX_POLICIES];
 	unsigned int keep_disagree; /* first disagreements kept (<= MAX) */
 	int model;		/* index of the model policy, -1: none */
+	/*
+	 * The trace has the kernel's compaction calls (CID_WORK events): the
+	 * lazy family's scan runs at them (trigger CIDK_CID_SCAN_TICK, period
+	 * CIDK_REPLAY_SCAN_PERIOD_NS), never at a return to user space.
+	 */
+	bool kernel_scan;
 };
+
+/*
+ * With kernel_scan: a task_mm_cid_work() call scans unless one did less
+ * than this before.  The kernel's step is 100 ms in jiffies
+ * (mm_cid_next_scan); a call that loses its cmpxchg comes within a few ms
+ * of the winner, and a due one may come up to one jiffy (4 ms at HZ=250,
+ * 10 ms at HZ=100) short of 100 ms by the trace clock.
+ */
+#define CIDK_REPLAY_SCAN_PERIOD_NS (90ull * 1000 * 1000)
 
 /* One rseq_update the model did not predict, with its context. */
 struct cidk_replay_disagree {

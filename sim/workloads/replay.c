@@ -17,6 +17,10 @@
 
 #include <cidkit/trace.h>
 
+/* the lazy family's per-CPU slots, read (never written) for 6.4-6.14's
+   per-task migration rule, see lazy_migrate_skips() */
+#include "cid/cid_internal.h"
+
 struct rtask {
 	int pid;
 	bool joined;	/* a user of the mms */
@@ -27,6 +31,11 @@ struct rtask {
 	int lowest;	/* naive: lowest free at its last switch-in, -1: none */
 	int switch_prev;
 	uint64_t switch_ts;
+	/* a migration the lazy family has not seen yet (see ev_migrate) */
+	bool mig_pending;
+	bool queued;	/* switched out runnable (preempted) or woken since */
+	unsigned int nr_allowed; /* its own allowed CPUs (AFFINITY events) */
+	unsigned int mig_from, mig_to;
 	struct cidk_cid_task *ct; /* one per policy */
 };
 
@@ -100,6 +109,7 @@ static struct rtask *add(struct cidk_replay *r, int pid)
 		return NULL;
 	}
 	t->pid = pid;
+	t->nr_allowed = r->p.nr_cpus;
 	t->last_kcid = -1;
 	t->lowest = -1;
 	t->switch_prev = -1;
@@ -210,6 +220,74 @@ static int lowest_free(struct cidk_replay *r, const struct rtask *self)
 	return low;
 }
 
+/*
+ * The lazy family's kernels (6.4 to 6.18) move a CID with a migration in
+ * sched_mm_cid_migrate_to(), called from activate_task() when the task is
+ * enqueued on the destination with ENQUEUE_MIGRATED.  A preempted (queued)
+ * task's move, and a load-balancing pull (its line written on the
+ * destination), enqueue under the same locks as set_task_cpu() writes the
+ * sched_migrate_task line: the policies get those at the line.  A wake-up
+ * through the wake list enqueues later, in the destination's IPI, which
+ * the sched_wakeup line marks (ttwu_do_activate()): the lazy family gets
+ * that migration there, or, in a trace without sched_wakeup, at the task's
+ * next switch-in (or next migration, or exit), whichever comes first.
+ * Ownership (6.19 on) has no migration step of its own (a task-owned CID
+ * goes with the task at its switch-in), bitmap and inherit none either:
+ * they get every migration at the line.
+ */
+static bool migrate_deferred(const struct cidk_replay *r, unsigned int p)
+{
+	enum cidk_cid_policy_kind k = r->p.policy[p].kind;
+
+	return k == CIDK_CID_LAZY || k == CIDK_CID_LAZY_BATCHED ||
+	       k == CIDK_CID_CACHE_LOCAL;
+}
+
+/*
+ * 6.4-6.14's sched_mm_cid_migrate_to() leaves everything in place when
+ * the destination has a CID and mm_users >= t->nr_cpus_allowed -- the
+ * migrating task's own allowed CPUs, where lazy (lib/cid/lazy.c) compares
+ * with the mm's union, as cache-local's kernels (6.15 on) do.  With the
+ * trace's affinity changes (AFFINITY events) the replay knows the task's
+ * own count, and makes that call for lazy and lazy-batched itself: true
+ * when the kernel would have left the CPUs' CIDs alone and the policy
+ * would not (its own test, users >= the union, is then false).
+ */
+static bool lazy_migrate_skips(const struct cidk_replay *r, unsigned int p,
+			       const struct rtask *t, unsigned int to)
+{
+	enum cidk_cid_policy_kind k = r->p.policy[p].kind;
+	const struct cidk_cid_mm *mm = r->mm[p];
+
+	if ((k != CIDK_CID_LAZY && k != CIDK_CID_LAZY_BATCHED) ||
+	    t->nr_allowed >= r->p.nr_cpus || r->nr_users < t->nr_allowed)
+		return false;
+	return atomic_load_explicit(&mm->slots[to].word,
+				    memory_order_relaxed) != SLOT_UNSET;
+}
+
+static void migrate_one(struct cidk_replay *r, unsigned int p,
+			struct rtask *t, unsigned int from, unsigned int to,
+			uint64_t ts)
+{
+	if (lazy_migrate_skips(r, p, t, to)) {
+		t->ct[p].cpu = to; /* what the policy's migrate sets */
+		return;
+	}
+	cidk_cid_migrate(r->mm[p], &t->ct[p], from, to, ts);
+}
+
+static void migrate_pending(struct cidk_replay *r, struct rtask *t,
+			    uint64_t ts)
+{
+	if (!t->mig_pending)
+		return;
+	t->mig_pending = false;
+	for (unsigned int p = 0; p < r->p.nr_policies; p++)
+		if (migrate_deferred(r, p))
+			migrate_one(r, p, t, t->mig_from, t->mig_to, ts);
+}
+
 static void out(struct cidk_replay *r, struct rtask *t, uint64_t ts)
 {
 	for (unsigned int p = 0; p < r->p.nr_policies; p++)
@@ -272,6 +350,8 @@ static int ev_switch(struct cidk_replay *r, const struct cidk_trace_event *ev)
 	if (!pt && !nt)
 		return 0;
 	r->res.group_events++;
+	if (nt)
+		migrate_pending(r, nt, ev->ts_ns);
 	if (nt) {
 		/* as if prev had given its CID back: the switch-in's view */
 		r->on_cpu[c] = NULL;
@@ -281,6 +361,7 @@ static int ev_switch(struct cidk_replay *r, const struct cidk_trace_event *ev)
 	drive(r, c, pt, nt, ev->ts_ns);
 	if (pt) {
 		pt->running = false;
+		pt->queued = ev->prev_runnable;
 		r->on_cpu[c] = NULL;
 	}
 	if (nt) {
@@ -312,6 +393,7 @@ static int ev_rseq(struct cidk_replay *r, const struct cidk_trace_event *ev)
 			out(r, t, ev->ts_ns);
 		if (r->on_cpu[ev->cpu])
 			out(r, r->on_cpu[ev->cpu], ev->ts_ns);
+		migrate_pending(r, t, ev->ts_ns);
 		t->lowest = lowest_free(r, t);
 		drive(r, ev->cpu, NULL, t, ev->ts_ns);
 		t->running = true;
@@ -408,13 +490,21 @@ static int ev_exec(struct cidk_replay *r, const struct cidk_trace_event *ev)
 	return 0;
 }
 
+/*
+ * sched_process_exit, or (CID_EXIT, the line's own task) the earlier
+ * point where the kernel's exiting task gives its CID back
+ * (sched_mm_cid_exit_signals(), from 6.19 sched_mm_cid_exit()): the first
+ * of the two is the exit, the second is a no-op.
+ */
 static int ev_exit(struct cidk_replay *r, const struct cidk_trace_event *ev)
 {
-	struct rtask *t = find(r, ev->task_pid);
+	struct rtask *t = find(r, ev->kind == CIDK_TRACE_CID_EXIT ? ev->pid
+							     : ev->task_pid);
 
 	if (!t || !t->alive)
 		return 0;
 	r->res.group_events++;
+	migrate_pending(r, t, ev->ts_ns);
 	for (unsigned int p = 0; p < r->p.nr_policies; p++)
 		cidk_cid_exit(r->mm[p], &t->ct[p], ev->ts_ns);
 	if (t->running && r->on_cpu[t->cpu] == t)
@@ -428,16 +518,77 @@ static int ev_exit(struct cidk_replay *r, const struct cidk_trace_event *ev)
 static int ev_migrate(struct cidk_replay *r, const struct cidk_trace_event *ev)
 {
 	struct rtask *t = find(r, ev->task_pid);
+	bool now;
 
 	if (!t || !t->alive)
 		return 0;
 	r->res.group_events++;
 	if (t->running)
 		return 0; /* the kernel moves a task off its CPU first */
+	/* moved again: it was enqueued where the last move took it */
+	migrate_pending(r, t, ev->ts_ns);
+	now = t->queued || ev->cpu == (unsigned int)ev->dest_cpu;
 	for (unsigned int p = 0; p < r->p.nr_policies; p++)
-		cidk_cid_migrate(r->mm[p], &t->ct[p], (unsigned int)ev->orig_cpu,
-				 (unsigned int)ev->dest_cpu, ev->ts_ns);
+		if (now || !migrate_deferred(r, p))
+			migrate_one(r, p, t, (unsigned int)ev->orig_cpu,
+				    (unsigned int)ev->dest_cpu, ev->ts_ns);
+	t->mig_pending = !now;
+	t->mig_from = (unsigned int)ev->orig_cpu;
+	t->mig_to = (unsigned int)ev->dest_cpu;
 	t->cpu = (unsigned int)ev->dest_cpu;
+	return 0;
+}
+
+/* sched_wakeup: the task is enqueued now (ttwu_do_activate()). */
+static int ev_wakeup(struct cidk_replay *r, const struct cidk_trace_event *ev)
+{
+	struct rtask *t = find(r, ev->task_pid);
+
+	if (!t || !t->alive)
+		return 0;
+	r->res.group_events++;
+	migrate_pending(r, t, ev->ts_ns);
+	t->queued = true;
+	return 0;
+}
+
+/* task_mm_cid_work() ran in this task (the kernel's compaction work). */
+static int ev_cid_work(struct cidk_replay *r, const struct cidk_trace_event *ev)
+{
+	struct rtask *t = find(r, ev->pid);
+
+	if (!t || !t->alive || !r->p.kernel_scan)
+		return 0;
+	r->res.group_events++;
+	for (unsigned int p = 0; p < r->p.nr_policies; p++)
+		cidk_cid_tick(r->mm[p], &t->ct[p], ev->cpu, ev->ts_ns);
+	return 0;
+}
+
+/* set_cpus_allowed_common(): the task's new mask (its first 64 CPUs). */
+static int ev_affinity(struct cidk_replay *r, const struct cidk_trace_event *ev)
+{
+	struct rtask *t = find(r, ev->task_pid);
+	unsigned int n = r->p.nr_cpus, cnt = 0;
+	struct cidk_mask *m;
+
+	if (!t || !t->alive)
+		return 0;
+	m = cidk_mask_alloc(n);
+	if (!m)
+		return -ENOMEM;
+	for (unsigned int c = 0; c < n; c++)
+		if (c >= 64 || (ev->cpus_word >> c & 1)) {
+			cidk_mask_set(m, c);
+			cnt++;
+		}
+	r->res.group_events++;
+	if (cnt) { /* an empty mask within our CPUs: not one we can follow */
+		t->nr_allowed = cnt;
+		for (unsigned int p = 0; p < r->p.nr_policies; p++)
+			cidk_cid_set_affinity(r->mm[p], &t->ct[p], m);
+	}
+	cidk_mask_free(m);
 	return 0;
 }
 
@@ -454,6 +605,7 @@ int cidk_replay_event(struct cidk_replay *r, const struct cidk_trace_event *ev)
 			return -EINVAL;
 		break;
 	case CIDK_TRACE_WAKEUP_NEW:
+	case CIDK_TRACE_WAKEUP:
 		if (ev->dest_cpu < 0 || (unsigned int)ev->dest_cpu >= n)
 			return -EINVAL;
 		break;
@@ -478,6 +630,22 @@ int cidk_replay_event(struct cidk_replay *r, const struct cidk_trace_event *ev)
 		return ev_exit(r, ev);
 	case CIDK_TRACE_MIGRATE:
 		return ev_migrate(r, ev);
+	case CIDK_TRACE_WAKEUP:
+		return ev_wakeup(r, ev);
+	case CIDK_TRACE_CID_WORK:
+		return ev_cid_work(r, ev);
+	case CIDK_TRACE_AFFINITY:
+		return ev_affinity(r, ev);
+	case CIDK_TRACE_CID_EXIT:
+		return ev_exit(r, ev);
+	case CIDK_TRACE_CID_FORK:
+		/*
+		 * The kernel counts the new user here, 34 us to 11 ms before
+		 * sched_process_fork (6.19.6, 16 CPUs); joining it here made
+		 * ownership agree less (docs/validation.md): the fork joins at
+		 * sched_process_fork.
+		 */
+		return 0;
 	default:
 		return 0;
 	}
@@ -499,6 +667,16 @@ int cidk_replay_create(const struct cidk_replay_params *p,
 		return -ENOMEM;
 	r->p = *p;
 	r->p.threads = NULL;
+	/* the kernel's compaction calls drive the lazy family's scan */
+	for (unsigned int i = 0; p->kernel_scan && i < p->nr_policies; i++) {
+		struct cidk_cid_params *pp = &r->p.policy[i];
+
+		if (pp->kind == CIDK_CID_LAZY || pp->kind == CIDK_CID_LAZY_BATCHED ||
+		    pp->kind == CIDK_CID_CACHE_LOCAL) {
+			pp->trigger = CIDK_CID_SCAN_TICK;
+			pp->scan_period_ns = CIDK_REPLAY_SCAN_PERIOD_NS;
+		}
+	}
 	if (p->nr_threads) {
 		int *th = malloc(p->nr_threads * sizeof(*th));
 
@@ -529,7 +707,7 @@ int cidk_replay_create(const struct cidk_replay_params *p,
 		{
 			struct cidk_cid_mm *mm;
 
-			rc = cidk_cid_mm_create(&p->policy[i], p->nr_cpus,
+			rc = cidk_cid_mm_create(&r->p.policy[i], p->nr_cpus,
 						r->all, &mm);
 			if (rc)
 				goto fail;

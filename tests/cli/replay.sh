@@ -93,6 +93,84 @@ assert o["mode_switches"] == int(sys.argv[1]), (o["mode_switches"], sys.argv[1])
 ' "$want"
 	ok $? "$t: ownership switches mode $want times ($why)"
 done
+# 6.12 guests recorded with the kprobe events (trace record --kprobes auto:
+# mm_cid_work, cpus_allowed, mm_cid_exit) and sched_wakeup: the lazy model
+# against the plain reader, and each mechanism the replay takes from those
+# events shown to carry agreement -- the same trace without that event
+# agrees on fewer rseq_update events.  GOAL: 95 (issue 25's), 93 for the
+# 16-CPU churn, whose gap is two pairs of concurrent first switch-ins the
+# trace orders one way and the kernel allocated the other (docs/validation.md).
+agree_of() { # TRACE -> the model's agreeing events
+	"$CIDKIT" sim replay --json "$1" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print([p for p in j["policies"] if p["policy"] == j["model"]][0]["agree"])'
+}
+for tg in cid-affinity2-6.12-smp4-kp:95:cpus_allowed \
+	cid-affinity8-6.12-smp16-kp:95:cpus_allowed,sched_wakeup \
+	cid-churn8-6.12-smp4-kp:95:mm_cid_work,sched_wakeup \
+	cid-churn32-6.12-smp16-kp:93:mm_cid_work,sched_wakeup,mm_cid_exit; do
+	t=${tg%%:*} rest=${tg#*:} goal=${rest%%:*} mechs=${rest#*:}
+	xz -dc "$data/$t.trace.xz" >"$tmp/k.trace"
+	head -n 1 "$tmp/k.trace" | grep -q ' probes=mm_cid_work,cpus_allowed,mm_cid_exit$'
+	ok $? "$t: recorded with the three kprobe events"
+	run sim replay --json "$tmp/k.trace"
+	printf '%s' "$out" >"$tmp/k.json"
+	python3 "$(dirname "$0")/replay_ref.py" "$tmp/k.trace" "$tmp/k.json" "$goal" >"$tmp/ref.tap"
+	ok $? "$t: counts and naive predictors as a plain reader finds them, lazy above both and >= $goal %" "$tmp/ref.tap"
+	# the lazy family's scans: one per mm_cid_work call of a live thread
+	# of the group that comes 90 ms or more after the last scan (the first
+	# call arms the clock), worked out here from the text
+	python3 -c '
+import json, re, sys
+tr, js = sys.argv[1], json.load(open(sys.argv[2]))
+th = set(re.search(r"threads=([0-9,]+)", open(tr).readline()).group(1).split(","))
+gone, nxt, scans, up = set(), None, 0, False
+for l in open(tr):
+    m = re.match(r"^\s*.*-(\d+)\s+\(\s*[-\d]+\)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*)$", l)
+    if not m:
+        continue
+    pid, ts, ev = m.group(1), float(m.group(2)), m.group(3)
+    up = up or ev == "sched_process_exec"
+    if ev == "mm_cid_exit":
+        gone.add(pid)
+    elif ev == "sched_process_exit":
+        gone.add(re.search(r" pid=(\d+)", m.group(4)).group(1))
+    elif ev == "mm_cid_work" and up and pid in th and pid not in gone:
+        if nxt is None:
+            nxt = ts + 0.090
+        elif ts >= nxt:
+            scans, nxt = scans + 1, ts + 0.090
+lazy = [p for p in js["policies"] if p["policy"] == "lazy"][0]
+assert lazy["compaction_calls"] == scans, (lazy["compaction_calls"], scans)
+print(scans)' "$tmp/k.trace" "$tmp/k.json" >"$tmp/scans" 2>&1
+	ok $? "$t: lazy scans at the kernel's task_mm_cid_work calls: $(cat "$tmp/scans")"
+	full=$(agree_of "$tmp/k.trace")
+	for m in $(echo "$mechs" | tr , ' '); do
+		case $m in
+		mm_cid_work) sed '1s/probes=mm_cid_work,/probes=/' "$tmp/k.trace" >"$tmp/a.trace" ;;
+		*) grep -v " $m: " "$tmp/k.trace" >"$tmp/a.trace" ;;
+		esac
+		less=$(agree_of "$tmp/a.trace")
+		[ -n "$full" ] && [ -n "$less" ] && [ "$less" -lt "$full" ]
+		ok $? "$t: without $m the model agrees on fewer events ($less < $full)"
+	done
+done
+# 6.19.6, 16 CPUs, 32 threads x 3 waves: the guest's sched_mm_cid_exit()
+# calls (a kprobe in the top-level buffer of the same run, merged into the
+# recorded text as mm_cid_exit lines, docs/validation.md): ownership 100 %,
+# and fewer events without them (its exit then comes at sched_process_exit)
+t=cid-churn32-6.19-smp16-exit
+xz -dc "$data/$t.trace.xz" >"$tmp/k.trace"
+run sim replay --json "$tmp/k.trace"
+printf '%s' "$out" >"$tmp/k.json"
+python3 "$(dirname "$0")/replay_ref.py" "$tmp/k.trace" "$tmp/k.json" 99 >"$tmp/ref.tap"
+ok $? "$t: counts and naive predictors as a plain reader finds them, ownership above both and >= 99 %" "$tmp/ref.tap"
+full=$(agree_of "$tmp/k.trace")
+grep -v " mm_cid_exit: " "$tmp/k.trace" >"$tmp/a.trace"
+less=$(agree_of "$tmp/a.trace")
+[ -n "$full" ] && [ -n "$less" ] && [ "$less" -lt "$full" ]
+ok $? "$t: without mm_cid_exit ownership agrees on fewer events ($less < $full)"
 run sim replay --json - <"$tmp/v.trace"
 [ "$out" = "$(cat "$tmp/v.json")" ]
 ok $? "standard input: the same result"

@@ -62,8 +62,10 @@ for line in open(trace):
                 del on_cpu[c]
             on_cpu[cpu] = nx
             lowest[nx] = low(nx)
-    elif ev == "sched_process_exit":
-        p = int(fields["pid"])
+    elif ev == "sched_process_exit" or ev == "mm_cid_exit":
+        # mm_cid_exit (a kprobe, 6.4-6.18): the line's task gives its CID
+        # back for its exit, before sched_process_exit
+        p = int(fields["pid"]) if ev == "sched_process_exit" else pid
         on_cpu = {c: q for c, q in on_cpu.items() if q != p}
     elif ev == "rseq_update" and pid in threads:
         cid = int(fields["mm_cid"])

@@ -19,7 +19,7 @@ threads=$(sed -n '1s/.* threads=//p' "$tmp/r.trace" | tr , '|')
 grep -q "sched_process_exec: .*pid=$tgid " "$tmp/r.trace" &&
 	grep -q "( *$tgid) .*rseq_update: cpu_id=" "$tmp/r.trace" &&
 	! grep -v '^#' "$tmp/r.trace" | grep -v 'sched_switch' | grep -v "( *$tgid)" |
-		grep -v -E "sched_(migrate_task|wakeup_new): comm=[^ ]* pid=($threads) " | grep -q .
+		grep -v -E "sched_(migrate_task|wakeup_new|wakeup): comm=[^ ]* pid=($threads) " | grep -q .
 ok $? "the exec and rseq_update events of the group; every other line a switch, or a migration or wake-up of a thread of it" "$tmp/r.trace"
 run sim replay --json "$tmp/r.trace"
 printf '%s' "$out" | python3 -c '
@@ -29,4 +29,14 @@ assert j["threads"] == 3 and j["rseq_updates"] > 0 and j["model"], j
 '
 ok $? "sim replay reads it: three threads, rseq_update events, a model from the kernel"
 expect_usage_error "a command that does not exist" trace record --out "$tmp/x.trace" -- /nonexistent/cmd
+if [ ! -e /sys/kernel/tracing/kprobe_events ]; then
+	# a kernel without kprobe events: said with the summary, not dropped silently
+	run trace record --out "$tmp/k.trace" -- true
+	[ $rc -eq 0 ] && printf '%s\n' "$err" | grep -q "^trace record: not recorded: cidkit/mm_cid_work, a kprobe on task_mm_cid_work .*: this kernel has no kprobe events" &&
+		printf '%s\n' "$err" | grep -q "^trace record: not recorded: cidkit/cpus_allowed, a kprobe on set_cpus_allowed_common " &&
+		! grep -q "probes=" "$tmp/k.trace"
+	ok $? "no kprobe events in this kernel: both probes said missing on stderr, none in the header"
+	expect_usage_error "--kprobes mm_cid_work where there are no kprobe events" trace record --kprobes mm_cid_work --out "$tmp/k.trace" -- true
+fi
+expect_usage_error "--kprobes with an unknown probe" trace record --kprobes mm_cid_work,foo --out "$tmp/k.trace" -- true
 done_testing

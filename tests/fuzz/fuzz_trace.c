@@ -60,6 +60,28 @@ static void write_event(const struct cidk_trace_event *e, char *buf, size_t n)
 			 "sched_process_exec: filename=/x pid=%d old_pid=%d\n",
 			 e->task_pid, e->task_pid);
 		break;
+	case CIDK_TRACE_WAKEUP:
+		snprintf(buf + k, n - (size_t)k,
+			 "sched_wakeup: comm=a pid=%d prio=120 target_cpu=%03d\n",
+			 e->task_pid, e->dest_cpu);
+		break;
+	case CIDK_TRACE_CID_WORK:
+		snprintf(buf + k, n - (size_t)k,
+			 "mm_cid_work: (task_mm_cid_work+0x4/0x220)\n");
+		break;
+	case CIDK_TRACE_CID_EXIT:
+		snprintf(buf + k, n - (size_t)k,
+			 "mm_cid_exit: (sched_mm_cid_exit_signals+0x4/0x120)\n");
+		break;
+	case CIDK_TRACE_CID_FORK:
+		snprintf(buf + k, n - (size_t)k,
+			 "mm_cid_fork: (sched_mm_cid_fork+0x4/0x320)\n");
+		break;
+	case CIDK_TRACE_AFFINITY:
+		snprintf(buf + k, n - (size_t)k,
+			 "cpus_allowed: (set_cpus_allowed_common+0x4/0x50) pid=%d mask=0x%llx\n",
+			 e->task_pid, (unsigned long long)e->cpus_word);
+		break;
 	default:
 		snprintf(buf + k, n - (size_t)k,
 			 "sched_wakeup_new: comm=a pid=%d prio=120 target_cpu=%03d\n",
@@ -128,6 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(rc == 0 || ev.cpu >= NCPUS ||
 				   ev.kind == CIDK_TRACE_MIGRATE ||
 				   ev.kind == CIDK_TRACE_WAKEUP_NEW ||
+				   ev.kind == CIDK_TRACE_WAKEUP ||
 				   ev.kind == CIDK_TRACE_RSEQ_UPDATE);
 		}
 		at += len;

@@ -114,6 +114,8 @@ static void human(const struct replay_cli *c,
 	else
 		printf("%u", r->kernel_largest);
 	printf(", %u distinct\n", r->kernel_distinct);
+	if (p->kernel_scan)
+		printf("the lazy family's scan runs at the trace's task_mm_cid_work calls (mm_cid_work events)\n");
 	if (r->inconsistent)
 		printf("%llu events the replay could not follow (a thread seen running where the trace had not switched it in)\n",
 		       (unsigned long long)r->inconsistent);
@@ -410,6 +412,8 @@ int cmd_sim_replay(int argc, char **argv)
 		}
 	}
 	p.keep_disagree = show;
+	/* the recorder's kprobe on task_mm_cid_work(): the kernel's own clock */
+	p.kernel_scan = (info->probes & CIDK_TRACE_PROBE_CID_WORK) != 0;
 	rc = cidk_replay_create(&p, &rp);
 	if (rc == -EINVAL) {
 		cli_error("%s: %s: cannot replay on %u CPUs", cmdname,

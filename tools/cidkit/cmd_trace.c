@@ -11,7 +11,11 @@
  * rseq_update events) and every sched_switch on the CPUs it ran on.
  * The buffer is read twice after CMD ends (threads first, then the lines):
  * the trace's length is bounded by --buffer-kb per CPU, and a buffer that
- * overflowed is an error, not a silently shorter trace.
+ * overflowed is an error, not a silently shorter trace.  --kprobes adds
+ * the kprobe events of trace.h (mm_cid_work, cpus_allowed, mm_cid_exit,
+ * mm_cid_fork) where the kernel takes them, and names the ones recorded in
+ * the header (probes=); under "auto" a missing one is said with the
+ * summary line.
  */
 #include <errno.h>
 #include <signal.h>
@@ -42,8 +46,64 @@ static const char *const events[][2] = {
 	{ "sched", "sched_process_exit" },
 	{ "sched", "sched_process_exec" },
 	{ "sched", "sched_wakeup_new" },
+	{ "sched", "sched_wakeup" },
 };
 #define NR_EVENTS (sizeof(events) / sizeof(events[0]))
+
+/*
+ * The kprobe events (trace.h): group "cidkit", created unless they exist
+ * already (another recorder's: then shared, and left to it), destroyed
+ * afterwards.  The fetch arguments need the kernel's BTF (p->pid) and
+ * $argN (Linux 6.6 on; 6.12's kprobe_events takes both).
+ */
+static const struct probe {
+	const char *event, *func, *format, *why;
+	unsigned int bit;
+	const char *func2; /* where the kernel has no func (NULL: none) */
+} probes[] = {
+	{ "mm_cid_work", "task_mm_cid_work", NULL,
+	  "the lazy family's compaction work (Linux 6.4-6.18)",
+	  CIDK_TRACE_PROBE_CID_WORK, NULL },
+	{ "cpus_allowed", "set_cpus_allowed_common",
+	  "pid=p->pid mask=+0(+0($arg2)):x64",
+	  "a task's new allowed CPUs",
+	  CIDK_TRACE_PROBE_AFFINITY, NULL },
+	{ "mm_cid_exit", "sched_mm_cid_exit_signals", NULL,
+	  "an exiting task gives its CID back",
+	  CIDK_TRACE_PROBE_CID_EXIT, "sched_mm_cid_exit" },
+	{ "mm_cid_fork", "sched_mm_cid_fork", NULL,
+	  "the parent counts a new user of its mm",
+	  CIDK_TRACE_PROBE_CID_FORK, NULL },
+};
+#define NR_PROBES (sizeof(probes) / sizeof(probes[0]))
+
+/* "auto", "none" or a comma list of probe names -> *want, *must. */
+static int probes_parse(const char *s, unsigned int *want, unsigned int *must)
+{
+	*want = *must = 0;
+	if (!strcmp(s, "auto")) {
+		for (unsigned int i = 0; i < NR_PROBES; i++)
+			*want |= probes[i].bit;
+		return 0;
+	}
+	if (!strcmp(s, "none"))
+		return 0;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		unsigned int i;
+
+		for (i = 0; i < NR_PROBES; i++)
+			if (strlen(probes[i].event) == n &&
+			    !strncmp(s, probes[i].event, n))
+				break;
+		if (i == NR_PROBES || !n)
+			return -EINVAL;
+		*want |= probes[i].bit;
+		s += n + (s[n] == ',');
+	}
+	*must = *want;
+	return 0;
+}
 
 struct pidset {
 	int *v;
@@ -86,14 +146,22 @@ static bool keep(const struct cidk_trace_event *ev, const struct pidset *g,
 		return pid_in(g, ev->pid);
 	case CIDK_TRACE_FORK:
 		return pid_in(g, ev->task_pid) || pid_in(g, ev->child_pid);
+	case CIDK_TRACE_CID_WORK:
+	case CIDK_TRACE_CID_EXIT:
+	case CIDK_TRACE_CID_FORK:
+		return pid_in(g, ev->pid);
 	default:
 		return pid_in(g, ev->task_pid);
 	}
 }
 
 static int record(const char *cmdname, const char *out, double seconds,
-		  unsigned int buffer_kb, char **argv)
+		  unsigned int buffer_kb, unsigned int want, unsigned int must,
+		  char **argv)
 {
+	struct tracefs_dynevent *kp[NR_PROBES] = { 0 };
+	unsigned int have = 0;
+	const char *why, *missing[NR_PROBES] = { 0 };
 	struct tracefs_instance *inst = NULL;
 	struct cidk_trace_event ev;
 	struct pidset g = { 0 };
@@ -143,6 +211,43 @@ static int record(const char *cmdname, const char *out, double seconds,
 				  cmdname, events[i][0], events[i][1]);
 			goto out;
 		}
+	for (unsigned int i = 0; i < NR_PROBES; i++) {
+		const struct probe *pr = &probes[i];
+
+		if (!(want & pr->bit))
+			continue;
+		for (unsigned int f = 0; f < 2 && !kp[i]; f++) {
+			const char *fn = f ? pr->func2 : pr->func;
+
+			if (!fn)
+				break;
+			kp[i] = tracefs_kprobe_alloc("cidkit", pr->event, fn,
+						     pr->format);
+			if (kp[i] && tracefs_dynevent_create(kp[i]) < 0) {
+				/* the kernel refuses it, or it exists
+				   (another recorder's: used, left to it) */
+				tracefs_dynevent_free(kp[i]);
+				kp[i] = NULL;
+				if (tracefs_event_file_exists(inst, "cidkit",
+							      pr->event, "enable"))
+					break;
+			}
+		}
+		if (tracefs_event_file_exists(inst, "cidkit", pr->event, "enable") &&
+		    tracefs_event_enable(inst, "cidkit", pr->event) >= 0) {
+			have |= pr->bit;
+			continue;
+		}
+		why = tracefs_file_exists(NULL, "kprobe_events")
+			      ? "the kernel refused it (no such function, or no BTF: see tracefs error_log)"
+			      : "this kernel has no kprobe events (CONFIG_KPROBE_EVENTS)";
+		if (must & pr->bit) {
+			cli_error("%s: cannot add the kprobe event cidkit/%s on %s: %s",
+				  cmdname, pr->event, pr->func, why);
+			goto out;
+		}
+		missing[i] = why; /* said with the summary */
+	}
 	if (pipe(go)) {
 		cli_error("%s: pipe: %s", cmdname, strerror(errno));
 		goto out;
@@ -198,6 +303,9 @@ static int record(const char *cmdname, const char *out, double seconds,
 	tracefs_trace_off(inst);
 	for (unsigned int i = 0; i < NR_EVENTS; i++)
 		tracefs_event_disable(inst, events[i][0], events[i][1]);
+	for (unsigned int i = 0; i < NR_PROBES; i++)
+		if (have & probes[i].bit)
+			tracefs_event_disable(inst, "cidkit", probes[i].event);
 	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127) {
 		status = CLI_EXIT_USAGE; /* the child said why */
 		goto out;
@@ -252,6 +360,15 @@ static int record(const char *cmdname, const char *out, double seconds,
 		ncpu, (int)child);
 	for (unsigned int i = 0; i < g.n; i++)
 		fprintf(o, "%s%d", i ? "," : "", g.v[i]);
+	if (have) {
+		const char *sep = " probes=";
+
+		for (unsigned int i = 0; i < NR_PROBES; i++)
+			if (have & probes[i].bit) {
+				fprintf(o, "%s%s", sep, probes[i].event);
+				sep = ",";
+			}
+	}
 	fprintf(o, "\n# cidkit-trace: command=");
 	for (char **a = argv; *a; a++)
 		fprintf(o, "%s%s", a == argv ? "" : " ", cli_q(*a));
@@ -274,6 +391,11 @@ static int record(const char *cmdname, const char *out, double seconds,
 		goto out;
 	}
 	o = NULL;
+	for (unsigned int i = 0; i < NR_PROBES; i++)
+		if (missing[i])
+			fprintf(stderr, "trace record: not recorded: cidkit/%s, a kprobe on %s (%s): %s\n",
+				probes[i].event, probes[i].func, probes[i].why,
+				missing[i]);
 	fprintf(stderr, "trace record: %lu of %lu events (thread group %d, %u threads) to %s\n",
 		kept, total, (int)child, g.n, out);
 	status = CLI_EXIT_OK;
@@ -295,6 +417,12 @@ out:
 		tracefs_instance_destroy(inst);
 		tracefs_instance_free(inst);
 	}
+	for (unsigned int i = 0; i < NR_PROBES; i++)
+		if (kp[i]) {
+			/* fails while another instance has it on: left to it */
+			tracefs_dynevent_destroy(kp[i], false);
+			tracefs_dynevent_free(kp[i]);
+		}
 	free(cpus);
 	free(g.v);
 	(void)lineno;
@@ -307,21 +435,30 @@ static const char about[] =
 	"instance of its own, through libtracefs; tracefs is mounted if needed)\n"
 	"and writes, in the ftrace text format, the events of CMD's thread group\n"
 	"and every sched_switch on the CPUs it ran on, for 'cidkit sim replay'.\n"
-	"Needs root (or tracefs access).  Linux has no affinity-change\n"
-	"tracepoint: affinity changes are not recorded.\n";
+	"Needs root (or tracefs access).  Two kprobe events are added where\n"
+	"the kernel has their function (--kprobes): mm_cid_work, the lazy\n"
+	"family's compaction work (task_mm_cid_work, Linux 6.4-6.18), and\n"
+	"cpus_allowed, a task's new allowed CPUs (set_cpus_allowed_common, with\n"
+	"BTF), mm_cid_exit, where an exiting task gives its CID back\n"
+	"(sched_mm_cid_exit_signals, 6.4-6.18; sched_mm_cid_exit, 6.19 on), and\n"
+	"mm_cid_fork, where the parent counts a new user (sched_mm_cid_fork);\n"
+	"one missing under 'auto' is said on stderr, not recorded.\n";
 
 static int cmd_trace_record(int argc, char **argv)
 {
 	const char *cmdname = "trace record";
 	const char *out = "cidkit.trace";
 	double seconds = 0;
-	unsigned int buffer_kb = 16384;
+	unsigned int buffer_kb = 16384, want, must;
+	const char *kprobes = "auto";
 	struct opt opts[] = {
 		{ OPT_STRING("out", 'o', &out, "FILE", "where the trace goes") },
 		{ OPT_DOUBLE("seconds", 's', &seconds, 0, 3600, "S",
 			     "stop CMD (SIGKILL) after S seconds; 0: when it exits") },
 		{ OPT_UINT("buffer-kb", 0, &buffer_kb, 64, 1u << 22, "KB",
 			   "trace buffer per CPU") },
+		{ OPT_STRING("kprobes", 0, &kprobes, "LIST",
+			     "auto (each the kernel has), none, or a list of mm_cid_work, cpus_allowed, mm_cid_exit, mm_cid_fork (each must work)") },
 		{ .type = OT_END },
 	};
 	struct opt_cmd cmd = { cmdname, about, NULL, "CMD [ARGS...]", 1,
@@ -332,8 +469,14 @@ static int cmd_trace_record(int argc, char **argv)
 	if (rc)
 		return opt_status(rc);
 #ifdef CIDKIT_HAVE_TRACEFS
-	return record(cmdname, out, seconds, buffer_kb, argv + first);
+	if (probes_parse(kprobes, &want, &must))
+		return cli_error("%s: --kprobes %s: not auto, none or a list of mm_cid_work, cpus_allowed, mm_cid_exit, mm_cid_fork",
+				 cmdname, cli_q(kprobes));
+	return record(cmdname, out, seconds, buffer_kb, want, must, argv + first);
 #else
+	(void)want;
+	(void)must;
+	(void)kprobes;
 	(void)seconds;
 	(void)buffer_kb;
 	(void)out;
