@@ -115,7 +115,11 @@ static void *worker_main(void *arg)
 	while (!w->start->go)
 		pthread_cond_wait(&w->start->cond, &w->start->lock);
 	pthread_mutex_unlock(&w->start->lock); /* publishes deadline_ns */
-	while (cidk__now_ns() < w->deadline_ns) {
+	/*
+	 * At least one burst: a worker first scheduled after its deadline (a
+	 * loaded machine) still reports the IDs it ran with, not 0 samples.
+	 */
+	do {
 		uint64_t burst = (BURST_MIN_US +
 				  cidk__prng_below(&rng, BURST_MAX_US - BURST_MIN_US)) *
 				 1000u;
@@ -138,7 +142,7 @@ static void *worker_main(void *arg)
 				    cidk__prng_below(&rng, SLEEP_MAX_US - SLEEP_MIN_US)) *
 			     1000L;
 		nanosleep(&ts, NULL);
-	}
+	} while (cidk__now_ns() < w->deadline_ns);
 	return NULL;
 }
 
