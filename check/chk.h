@@ -53,6 +53,8 @@
 
 #include "cid/cid_atomic.h"
 
+struct chk_fp; /* statecache.h */
+
 #define CHK_MAX_THREADS 8
 #define CHK_WHY 512
 
@@ -99,6 +101,15 @@ struct chk_model {
 	void (*dump)(void *ctx, FILE *f);
 	/* A hash of the shared state, for counting distinct states (or NULL). */
 	uint64_t (*state_hash)(void *ctx);
+	/*
+	 * The state cache (chk_opts.state_cache; may be NULL: no cache):
+	 * mix into @f everything of the model that a thread or a check may
+	 * read later -- all of the shared state, the model's own per-execution
+	 * state, the properties' -- so that two states with the same bytes
+	 * have the same futures.  Leaving a field out is unsound; adding one
+	 * that does not matter only costs cache hits.
+	 */
+	void (*full_state)(void *ctx, struct chk_fp *f);
 };
 
 /*
@@ -163,6 +174,9 @@ struct chk_opts {
 	const struct chk_shard *shard;
 	/* keep the distinct states' hashes in the result (chk_result) */
 	bool export_states;
+	/* DFS: skip states explored before (check/statecache.h); without
+	 * it, the stateless search (--no-cache) */
+	bool state_cache;
 };
 
 enum chk_verdict {
@@ -228,6 +242,8 @@ struct chk_result {
 	uint64_t *hashes;
 	uint8_t *hash_bound;
 	unsigned long nhashes;
+	/* state_cache: states recorded, executions it ended (hits) */
+	unsigned long cache_states, cache_hits;
 };
 
 /*
@@ -237,6 +253,11 @@ struct chk_result {
 int chk_explore(const struct chk_model *m, const struct chk_opts *o,
 		struct chk_result *r);
 void chk_result_free(struct chk_result *r);
+
+/* Can this build cache states (chk_opts.state_cache)?  Not where the
+ * coroutines' locals may live off their stacks (ASan's fake stacks) or
+ * the switch is ucontext's. */
+bool chk_state_cache_available(void);
 
 /*
  * Inside a thread body: announce the start of a model event (a scheduling

@@ -511,6 +511,10 @@ static void print_time(const struct chk_result *r)
 		"%.0f steps/s\n",
 		r->seconds, s ? (double)r->schedules / s : 0.0,
 		s ? (double)r->states / s : 0.0, s ? (double)r->steps / s : 0.0);
+	if (r->cache_states) /* --state-cache */
+		fprintf(stderr, "state cache: %lu states recorded, %lu "
+			"executions ended at one\n", r->cache_states,
+			r->cache_hits);
 }
 
 static void json_trace(struct jw *w, const struct chk_model *m,
@@ -1006,9 +1010,10 @@ static int check_scale_opts(struct opts *o)
 		return 0;
 	if (o->shard && o->jobs > 1)
 		return cli_error("check: --shard and --jobs exclude each other");
-	if (other || o->c.max_schedules)
+	if (other || o->c.max_schedules || o->c.state_cache)
 		return cli_error("check: --%s takes no --list, --mutants, --growth, "
-				 "--replay or --max-schedules", o->shard ? "shard" : "jobs");
+				 "--replay, --max-schedules or --state-cache",
+				 o->shard ? "shard" : "jobs");
 	if (o->shard && shard_parse_spec(o->shard, &o->sp))
 		return cli_error("check: --shard: '%s': K/N expected, 1 <= K <= N "
 				 "<= 100000", cli_q(o->shard));
@@ -1057,6 +1062,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			   "with --replay: the state after every step, under it") },
 		{ OPT_FLAG("no-por", 0, &o->no_por,
 			   "no sleep sets (partial-order reduction)") },
+		{ OPT_FLAG("state-cache", 0, &o->c.state_cache,
+			   "skip states explored before (check/statecache.h): "
+			   "the same verdict and trace, fewer schedules") },
 		{ OPT_STRING("mutant", 0, &o->mutant, "NAME",
 			     "switch on one deliberately broken behaviour (--mutants)") },
 		{ OPT_FLAG("list", 0, &o->list, "the scenarios"), .group = 1 },

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check/statecache.c - the visited-state table (statecache.h).
+ *
+ * Open addressing, linear probing on the first lane of the fingerprint,
+ * at most half full; a key is never removed.  A slot with both lanes 0 is
+ * free: a fingerprint that comes out as 0:0 is stored as 0:1.
+ * Two different states are taken for one only when both 64-bit lanes
+ * agree (about 2^-128 per pair for well-mixed lanes; with 10^8 states,
+ * below 10^-22): that is the cache's one approximation.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "statecache.h"
+
+
+static uint64_t rotl(uint64_t x, unsigned int r)
+{
+	return x << r | x >> (64 - r);
+}
+
+void chk_fp_init(struct chk_fp *f)
+{
+	f->a = 0x243f6a8885a308d3ull;
+	f->b = 0x13198a2e03707344ull;
+}
+
+void chk_fp_bytes(struct chk_fp *f, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	uint64_t w;
+
+	for (; n >= 8; n -= 8, c += 8) {
+		memcpy(&w, c, 8);
+		chk_fp_u64(f, w);
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, c, n);
+		chk_fp_u64(f, w ^ (uint64_t)n << 56);
+	}
+}
+
+/* The final avalanche of each lane (murmur3's fmix64). */
+static uint64_t fmix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+struct sc_entry {
+	uint64_t a, b;
+	uint8_t budget, sleep, tainted;
+};
+
+struct sc_table {
+	struct sc_entry *e;
+	unsigned long cap, n;
+};
+
+struct sc_table *sc_new(void)
+{
+	return calloc(1, sizeof(struct sc_table));
+}
+
+void sc_free(struct sc_table *t)
+{
+	if (!t)
+		return;
+	free(t->e);
+	free(t);
+}
+
+unsigned long sc_count(const struct sc_table *t)
+{
+	return t->n;
+}
+
+static int grow(struct sc_table *t)
+{
+	unsigned long cap = t->cap ? 2 * t->cap : 1ul << 16;
+	struct sc_entry *e = calloc(cap, sizeof(*e));
+
+	if (!e)
+		return -1;
+	for (unsigned long j = 0; j < t->cap; j++) {
+		const struct sc_entry *o = &t->e[j];
+		unsigned long i;
+
+		if (!o->a && !o->b)
+			continue;
+		for (i = o->a & (cap - 1); e[i].a || e[i].b; i = (i + 1) & (cap - 1))
+			;
+		e[i] = *o;
+	}
+	free(t->e);
+	t->e = e;
+	t->cap = cap;
+	return 0;
+}
+
+/* The slot of @key, or the free slot where it goes; NULL: no room. */
+static struct sc_entry *slot(struct sc_table *t, const struct chk_fp *key,
+			     uint64_t *a, uint64_t *b)
+{
+	unsigned long i;
+
+	*a = fmix(key->a);
+	*b = fmix(key->b ^ rotl(key->a, 17));
+	if (!*a && !*b)
+		*b = 1;
+	if (2 * (t->n + 1) > t->cap && grow(t))
+		return NULL;
+	for (i = *a & (t->cap - 1); t->e[i].a || t->e[i].b;
+	     i = (i + 1) & (t->cap - 1))
+		if (t->e[i].a == *a && t->e[i].b == *b)
+			return &t->e[i];
+	return &t->e[i];
+}
+
+bool sc_visit(struct sc_table *t, const struct chk_fp *key,
+	      unsigned int budget, uint8_t sleep)
+{
+	uint64_t a, b;
+	struct sc_entry *s = slot(t, key, &a, &b);
+
+	if (!s)
+		return false;
+	if (s->a || s->b) {
+		if (!s->tainted && s->budget >= budget &&
+		    !(s->sleep & (uint8_t)~sleep))
+			return true;
+		/* not covered: this visit explores it again; keep the record
+		 * with more budget (either covers what it covers) */
+		if (budget < s->budget)
+			return false;
+	} else {
+		s->a = a;
+		s->b = b;
+		t->n++;
+	}
+	s->budget = (uint8_t)budget;
+	s->sleep = sleep;
+	return false;
+}
+
+void sc_taint(struct sc_table *t, const struct chk_fp *key)
+{
+	uint64_t a, b;
+	struct sc_entry *s = slot(t, key, &a, &b);
+
+	if (s && (s->a || s->b))
+		s->tainted = 1;
+}
