@@ -3,11 +3,12 @@
  * check/statecache.c - the visited-state table (statecache.h).
  *
  * Open addressing, linear probing on the first lane of the fingerprint,
- * at most half full; a key is never removed.  A slot with both lanes 0 is
- * free: a fingerprint that comes out as 0:0 is stored as 0:1.
- * Two different states are taken for one only when both 64-bit lanes
- * agree (about 2^-128 per pair for well-mixed lanes; with 10^8 states,
- * below 10^-22): that is the cache's one approximation.
+ * at most half full; a key is never removed.  A key is 112 bits of the
+ * fingerprint (the first lane and 48 bits of the second, each through a
+ * final avalanche).  Two different states are taken for one only when
+ * those agree (about 2^-112 per pair for well-mixed lanes; with 10^8
+ * states, below 10^-17 for the whole search): that is the cache's one
+ * approximation, as SPIN's hash compaction.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +54,19 @@ static uint64_t fmix(uint64_t h)
 	return h;
 }
 
+/*
+ * 16 bytes: the first lane, then 48 bits of the second, the sleep set (8
+ * bits), the budget (4: at most CHK_MAX_BOUND) and the taint (1).  A free
+ * slot is all zero; a key is never 0:0 in its 112 bits.
+ */
 struct sc_entry {
 	uint64_t a, b;
-	uint8_t budget, sleep, tainted;
 };
+
+#define B_KEY 0x0000ffffffffffffull
+#define B_SLEEP(b) ((uint8_t)((b) >> 48))
+#define B_BUDGET(b) ((unsigned int)((b) >> 56) & 15u)
+#define B_TAINT (1ull << 60)
 
 struct sc_table {
 	struct sc_entry *e;
@@ -81,6 +91,11 @@ unsigned long sc_count(const struct sc_table *t)
 	return t->n;
 }
 
+static bool used(const struct sc_entry *e)
+{
+	return e->a || (e->b & B_KEY);
+}
+
 static int grow(struct sc_table *t)
 {
 	unsigned long cap = t->cap ? 2 * t->cap : 1ul << 16;
@@ -92,9 +107,9 @@ static int grow(struct sc_table *t)
 		const struct sc_entry *o = &t->e[j];
 		unsigned long i;
 
-		if (!o->a && !o->b)
+		if (!used(o))
 			continue;
-		for (i = o->a & (cap - 1); e[i].a || e[i].b; i = (i + 1) & (cap - 1))
+		for (i = o->a & (cap - 1); used(&e[i]); i = (i + 1) & (cap - 1))
 			;
 		e[i] = *o;
 	}
@@ -111,14 +126,13 @@ static struct sc_entry *slot(struct sc_table *t, const struct chk_fp *key,
 	unsigned long i;
 
 	*a = fmix(key->a);
-	*b = fmix(key->b ^ rotl(key->a, 17));
+	*b = fmix(key->b ^ rotl(key->a, 17)) & B_KEY;
 	if (!*a && !*b)
 		*b = 1;
 	if (2 * (t->n + 1) > t->cap && grow(t))
 		return NULL;
-	for (i = *a & (t->cap - 1); t->e[i].a || t->e[i].b;
-	     i = (i + 1) & (t->cap - 1))
-		if (t->e[i].a == *a && t->e[i].b == *b)
+	for (i = *a & (t->cap - 1); used(&t->e[i]); i = (i + 1) & (t->cap - 1))
+		if (t->e[i].a == *a && (t->e[i].b & B_KEY) == *b)
 			return &t->e[i];
 	return &t->e[i];
 }
@@ -131,21 +145,20 @@ bool sc_visit(struct sc_table *t, const struct chk_fp *key,
 
 	if (!s)
 		return false;
-	if (s->a || s->b) {
-		if (!s->tainted && s->budget >= budget &&
-		    !(s->sleep & (uint8_t)~sleep))
+	if (used(s)) {
+		if (!(s->b & B_TAINT) && B_BUDGET(s->b) >= budget &&
+		    !(B_SLEEP(s->b) & (uint8_t)~sleep))
 			return true;
 		/* not covered: this visit explores it again; keep the record
 		 * with more budget (either covers what it covers) */
-		if (budget < s->budget)
+		if (budget < B_BUDGET(s->b))
 			return false;
 	} else {
 		s->a = a;
-		s->b = b;
 		t->n++;
 	}
-	s->budget = (uint8_t)budget;
-	s->sleep = sleep;
+	s->b = b | (s->b & B_TAINT) | (uint64_t)sleep << 48 |
+	       (uint64_t)(budget & 15u) << 56;
 	return false;
 }
 
@@ -154,6 +167,6 @@ void sc_taint(struct sc_table *t, const struct chk_fp *key)
 	uint64_t a, b;
 	struct sc_entry *s = slot(t, key, &a, &b);
 
-	if (s && (s->a || s->b))
-		s->tainted = 1;
+	if (s && used(s))
+		s->b |= B_TAINT;
 }
