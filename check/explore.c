@@ -158,8 +158,6 @@ static void trampoline(void)
 	abort(); /* a finished thread is never resumed */
 }
 
-static void stack_clear(struct thr *t);
-
 static int threads_init(void)
 {
 	for (unsigned int i = 0; i < X.m->nthreads; i++) {
@@ -169,7 +167,7 @@ static int threads_init(void)
 			return -ENOMEM;
 		t->co.size = STACK_SIZE;
 		if (X.sc)
-			stack_clear(t);
+			sc_stack_clear(t->co.stack, STACK_SIZE, &X.stack_zero);
 #ifdef CHK_ASAN
 		/* an abandoned coroutine leaves its frames' poison behind */
 		__asan_unpoison_memory_region(t->co.stack, STACK_SIZE);
@@ -196,40 +194,6 @@ bool chk_state_cache_available(void)
 }
 
 /*
- * Zero what the last execution wrote on @t's stack, so that the dead
- * slots of live frames (read by no one, hashed by stack_fp) hold the same
- * bytes whenever a thread gets to the same point the same way: from the
- * lowest word written (found by a scan of the zeroed top X.stack_zero
- * bytes) up.  A stack used near that bottom doubles the region.
- */
-static void stack_clear(struct thr *t)
-{
-	char *top = (char *)t->co.stack + STACK_SIZE;
-	uint64_t *w = (uint64_t *)(void *)(top - X.stack_zero);
-
-	while ((char *)w < top && !*w)
-		w++;
-	if ((char *)w - (top - X.stack_zero) < 4096 &&
-	    X.stack_zero < STACK_SIZE) {
-		X.stack_zero *= 2;
-		memset(top - X.stack_zero, 0, X.stack_zero);
-		return;
-	}
-	memset(w, 0, (size_t)(top - (char *)w));
-}
-
-/* Thread @tid's locals: its live stack, with its saved registers. */
-static void stack_fp(unsigned int tid)
-{
-	const void *base;
-	size_t n = X.t[tid].finished ? 0 : coro_live(&X.t[tid].co, &base);
-
-	chk_fp_init(&X.stack_fp[tid]);
-	if (n)
-		chk_fp_bytes(&X.stack_fp[tid], base, n);
-}
-
-/*
  * The whole state before step @step, the last thread @last: the model's
  * (full_state), every thread's (finished, pending step, SPIN able to run,
  * stack) and the scheduler's (the depth, the last thread).
@@ -238,7 +202,8 @@ static void state_fp(struct chk_fp *f, unsigned long step, unsigned int last)
 {
 	for (unsigned int i = 0; i < X.m->nthreads; i++)
 		if (X.stack_dirty & (1u << i))
-			stack_fp(i);
+			sc_stack_fp(&X.t[i].co, X.t[i].finished,
+				    &X.stack_fp[i]);
 	X.stack_dirty = 0;
 	chk_fp_init(f);
 	chk_fp_u64(f, step);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coro.h"
 #include "statecache.h"
 
 
@@ -169,4 +170,31 @@ void sc_taint(struct sc_table *t, const struct chk_fp *key)
 
 	if (s && used(s))
 		s->b |= B_TAINT;
+}
+
+/* ---- the coroutines' stacks --------------------------------------------------- */
+
+void sc_stack_clear(void *stack, size_t size, size_t *zero)
+{
+	char *top = (char *)stack + size;
+	const uint64_t *w = (const uint64_t *)(void *)(top - *zero);
+
+	while ((const char *)w < top && !*w)
+		w++;
+	if ((const char *)w - (top - *zero) < 4096 && *zero < size) {
+		*zero = 2 * *zero < size ? 2 * *zero : size;
+		memset(top - *zero, 0, *zero);
+		return;
+	}
+	memset((void *)w, 0, (size_t)(top - (const char *)w));
+}
+
+void sc_stack_fp(const struct coro *c, bool finished, struct chk_fp *f)
+{
+	const void *base;
+	size_t n = finished ? 0 : coro_live(c, &base);
+
+	chk_fp_init(f);
+	if (n)
+		chk_fp_bytes(f, base, n);
 }

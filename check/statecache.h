@@ -73,7 +73,22 @@ bool sc_visit(struct sc_table *t, const struct chk_fp *key,
 /* Never skip @key again (an execution below it met max_steps). */
 void sc_taint(struct sc_table *t, const struct chk_fp *key);
 
-/* States recorded, and visits skipped. */
+/* States recorded. */
 unsigned long sc_count(const struct sc_table *t);
+
+/*
+ * A thread's own state is its coroutine's live stack: its frames and the
+ * registers its switch saved there (coro_live).  sc_stack_clear() zeroes
+ * what the last execution wrote on a stack of @size at @stack before the
+ * next one starts, so that the dead slots of live frames (read by no one,
+ * but hashed) hold the same bytes whenever a thread gets to the same
+ * point the same way: from the lowest word written, found by a scan of
+ * the top *@zero bytes (zeroed last time), up; a stack used near that
+ * bottom doubles *@zero.  sc_stack_fp(): the fingerprint of suspended
+ * @c's live stack (a finished thread has none).
+ */
+struct coro;
+void sc_stack_clear(void *stack, size_t size, size_t *zero);
+void sc_stack_fp(const struct coro *c, bool finished, struct chk_fp *f);
 
 #endif /* CIDKIT_CHECK_STATECACHE_H */
