@@ -1133,6 +1133,9 @@ static int parse(int argc, char **argv, struct opts *o)
 				 o->list ? "list" : o->show ? "show" : "mutants");
 	if (o->c.state_every_step && !o->replay)
 		return cli_error("check: --state-every-step needs --replay");
+	if (o->c.state_cache && (o->c.random || o->replay))
+		return cli_error("check: --state-cache is for the full search: "
+				 "no --random or --replay");
 	if (o->replay && (!o->scenario || o->c.random || o->list ||
 			  o->mutants || o->growth))
 		return cli_error("check: --replay needs --scenario and takes no "

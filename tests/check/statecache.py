@@ -94,6 +94,16 @@ def main():
         n += 1
         good &= compare(cidkit, f"--mutant {m} --policy {p}",
                         ["--policy", p, "--mutant", m], n, totals)
+    for extra in (["--jobs", "2"], ["--shard", "1/2"], ["--random", "5"]):
+        n += 1
+        r = subprocess.run([cidkit, "check", "--scenario", "switch-race",
+                            "--state-cache"] + extra, capture_output=True,
+                           text=True)
+        good &= r.returncode == 2 and r.stderr.startswith("cidkit: check:")
+        print(("ok" if r.returncode == 2 and r.stderr.startswith(
+            "cidkit: check:") else "not ok") + f" {n} - --state-cache "
+              f"{' '.join(extra)}: refused (exit {r.returncode}: "
+              f"{r.stderr.strip()[:100]})")
     n += 1
     ok = totals[2] > 0 and totals[1] < totals[0]
     print(("ok" if ok else "not ok") + f" {n} - the cache left out schedules "
