@@ -930,6 +930,7 @@ static int do_growth(const struct opts *o)
 			       x.r.seconds > 0 ? (double)x.r.states / x.r.seconds : 0,
 			       x.r.seconds > 0 ? (double)x.r.steps / x.r.seconds / 1e6 : 0,
 			       verdict_str(&x.r));
+		fflush(stdout); /* a row as soon as its shape is done */
 		run_free(&x);
 	}
 	if (o->json)
