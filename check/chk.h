@@ -174,8 +174,8 @@ struct chk_opts {
 	const struct chk_shard *shard;
 	/* keep the distinct states' hashes in the result (chk_result) */
 	bool export_states;
-	/* DFS: skip states explored before (check/statecache.h); without
-	 * it, the stateless search (--no-cache) */
+	/* DFS: skip states explored before (check/statecache.h); false:
+	 * the stateless search, as before the cache (--state-cache off) */
 	bool state_cache;
 };
 
