@@ -53,6 +53,8 @@
 
 #include "cid/cid_atomic.h"
 
+struct chk_fp; /* statecache.h */
+
 #define CHK_MAX_THREADS 8
 #define CHK_WHY 512
 
@@ -100,6 +102,15 @@ struct chk_model {
 	void (*dump)(void *ctx, FILE *f);
 	/* A hash of the shared state, for counting distinct states (or NULL). */
 	uint64_t (*state_hash)(void *ctx);
+	/*
+	 * The state cache (chk_opts.state_cache; may be NULL: no cache):
+	 * mix into @f everything of the model that a thread or a check may
+	 * read later -- all of the shared state, the model's own per-execution
+	 * state, the properties' -- so that two states with the same bytes
+	 * have the same futures.  Leaving a field out is unsound; adding one
+	 * that does not matter only costs cache hits.
+	 */
+	void (*full_state)(void *ctx, struct chk_fp *f);
 };
 
 /*
@@ -171,6 +182,9 @@ struct chk_opts {
 	 * models but sc need sleep_sets false */
 	unsigned int memory;
 	unsigned int weak_bound;
+	/* DFS: skip states explored before (check/statecache.h); false:
+	 * the stateless search, as before the cache (--state-cache off) */
+	bool state_cache;
 };
 
 enum chk_verdict {
@@ -237,6 +251,8 @@ struct chk_result {
 	uint64_t *hashes;
 	uint8_t *hash_bound;
 	unsigned long nhashes;
+	/* state_cache: states recorded, executions it ended (hits) */
+	unsigned long cache_states, cache_hits;
 };
 
 /*
@@ -246,6 +262,11 @@ struct chk_result {
 int chk_explore(const struct chk_model *m, const struct chk_opts *o,
 		struct chk_result *r);
 void chk_result_free(struct chk_result *r);
+
+/* Can this build cache states (chk_opts.state_cache)?  Not where the
+ * coroutines' locals may live off their stacks (ASan's fake stacks) or
+ * the switch is ucontext's. */
+bool chk_state_cache_available(void);
 
 /*
  * Inside a thread body: announce the start of a model event (a scheduling

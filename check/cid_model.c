@@ -33,6 +33,7 @@
 #include "cid/cid_internal.h"
 #include "cid_model.h"
 #include "props.h"
+#include "statecache.h"
 
 #define EVENT_NS (60ull * 1000 * 1000)
 #define NOBODY 0xffu
@@ -566,6 +567,35 @@ static uint64_t state_hash(void *ctx)
 	return h;
 }
 
+static void fp_mask(struct chk_fp *f, const struct cidk_mask *m)
+{
+	chk_fp_bytes(f, m, sizeof(*m) + m->nwords * sizeof(m->bits[0]));
+}
+
+/*
+ * The state cache's view (chk_model.full_state): every byte of the mm and
+ * of what hangs off it (lib/cid keeps no other state), the tasks, this
+ * model's per-execution fields (pc .. now; the event names follow from
+ * pc) and the properties' state.  Raw bytes: a field added later is in.
+ */
+static void full_state(void *ctx, struct chk_fp *f)
+{
+	struct cid_model *cm = ctx;
+	const struct cidk_cid_mm *mm = cm->mm;
+
+	chk_fp_bytes(f, mm, sizeof(*mm));
+	fp_mask(f, mm->cidmask);
+	fp_mask(f, mm->allowed);
+	chk_fp_bytes(f, mm->slots, sizeof(*mm->slots) * mm->nr_cpu_ids);
+	chk_fp_bytes(f, mm->shards,
+		     sizeof(*mm->shards) * (mm->shard_mask + 2u));
+	chk_fp_bytes(f, cm->task, sizeof(cm->task));
+	chk_fp_bytes(f, cm->pc, (size_t)((const char *)&cm->now -
+					 (const char *)cm->pc) +
+				     sizeof(cm->now));
+	props_full_state(cm->pr, f);
+}
+
 int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 		  struct chk_model *m, struct cid_model **out)
 {
@@ -621,6 +651,7 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 	m->addr_valid = addr_valid;
 	m->dump = dump;
 	m->state_hash = state_hash;
+	m->full_state = full_state;
 	*out = cm;
 	return 0;
 fail:

@@ -58,6 +58,14 @@ void coro_switch(struct coro *from, struct coro *to)
 	cidk__coro_swap(&from->sp, to->sp);
 }
 
+size_t coro_live(const struct coro *c, const void **base)
+{
+	uintptr_t top = ((uintptr_t)c->stack + c->size) & ~(uintptr_t)15;
+
+	*base = c->sp;
+	return top - (uintptr_t)c->sp;
+}
+
 #else
 
 void coro_init(struct coro *c, void (*entry)(void))
@@ -72,6 +80,12 @@ void coro_init(struct coro *c, void (*entry)(void))
 void coro_switch(struct coro *from, struct coro *to)
 {
 	swapcontext(&from->uc, &to->uc);
+}
+
+size_t coro_live(const struct coro *c, const void **base)
+{
+	*base = NULL;
+	return 0;
 }
 
 #endif

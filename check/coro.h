@@ -31,4 +31,12 @@ void coro_init(struct coro *c, void (*entry)(void));
 /* Save the running context in @from, resume @to. */
 void coro_switch(struct coro *from, struct coro *to);
 
+/*
+ * The live part of suspended @c's stack, from its saved stack pointer to
+ * the top (its frames and its saved registers: everything of its own that
+ * it resumes with), into *@base; returns its size, or 0 where the switch
+ * is ucontext's (the registers are then outside the stack).
+ */
+size_t coro_live(const struct coro *c, const void **base);
+
 #endif /* CIDKIT_CHECK_CORO_H */

@@ -22,6 +22,7 @@
 #include "chk.h"
 #include "coro.h"
 #include "memory.h"
+#include "statecache.h"
 #include "util/prng.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -58,6 +59,7 @@ struct node {
 	uint8_t way, ways, wcut;
 	unsigned int weak;
 	struct pend pend[CHK_MAX_THREADS];
+	struct chk_fp fp;      /* the state here (state cache) */
 };
 
 /* The exploration in progress (one per process). */
@@ -106,6 +108,12 @@ static struct {
 	const void *lock_addr[16];
 	unsigned int lock_holder[16];
 	unsigned int nlocks;
+	/* the state cache (statecache.h), each thread's stack fingerprint */
+	struct sc_table *sc;
+	struct chk_fp stack_fp[CHK_MAX_THREADS];
+	unsigned long sc_hits;
+	size_t stack_zero;	/* the top of each stack zeroed per execution */
+	uint8_t stack_dirty;	/* threads run since their stack_fp */
 #ifdef CHK_ASAN
 	void *fake_stack;
 #endif
@@ -164,6 +172,8 @@ static int threads_init(void)
 		if (!t->co.stack && !(t->co.stack = malloc(STACK_SIZE)))
 			return -ENOMEM;
 		t->co.size = STACK_SIZE;
+		if (X.sc)
+			sc_stack_clear(t->co.stack, STACK_SIZE, &X.stack_zero);
 #ifdef CHK_ASAN
 		/* an abandoned coroutine leaves its frames' poison behind */
 		__asan_unpoison_memory_region(t->co.stack, STACK_SIZE);
@@ -177,6 +187,55 @@ static int threads_init(void)
 		t->spin_epoch = UINT64_MAX;
 	}
 	return 0;
+}
+
+/* ---- state cache hooks (statecache.h says what a state is) ---------------- */
+
+bool chk_state_cache_available(void)
+{
+#if defined(CHK_ASAN) || !defined(__x86_64__)
+	return false;
+#else
+	return true;
+#endif
+}
+
+/*
+ * The whole state before step @step, the last thread @last: the model's
+ * (full_state), every thread's (finished, pending step, SPIN able to run,
+ * stack) and the scheduler's (the depth, the last thread).
+ */
+static void state_fp(struct chk_fp *f, unsigned long step, unsigned int last)
+{
+	for (unsigned int i = 0; i < X.m->nthreads; i++)
+		if (X.stack_dirty & (1u << i))
+			sc_stack_fp(&X.t[i].co, X.t[i].finished,
+				    &X.stack_fp[i]);
+	X.stack_dirty = 0;
+	chk_fp_init(f);
+	chk_fp_u64(f, step);
+	chk_fp_u64(f, last);
+	for (unsigned int i = 0; i < X.m->nthreads; i++) {
+		const struct thr *t = &X.t[i];
+
+		chk_fp_u64(f, (uint64_t)(unsigned int)t->op << 2 |
+				      (uint64_t)t->finished << 1 |
+				      (t->spin_epoch == X.write_epoch));
+		chk_fp_u64(f, (uint64_t)(uintptr_t)t->addr);
+		chk_fp_u64(f, (uint64_t)(uintptr_t)t->site.file);
+		chk_fp_u64(f, (uint64_t)(uintptr_t)t->site.func ^
+				      (uint64_t)t->site.line << 48);
+		chk_fp_u64(f, X.stack_fp[i].a);
+		chk_fp_u64(f, X.stack_fp[i].b);
+	}
+	X.m->full_state(X.m->ctx, f);
+}
+
+/* An execution met max_steps: the states on its path are explored again. */
+static void cache_taint(unsigned long step)
+{
+	for (unsigned long i = 0; i < step; i++)
+		sc_taint(X.sc, &X.nodes[i].fp);
 }
 
 static void threads_free(void)
@@ -707,6 +766,7 @@ static int run_one(struct exec_out *out, enum mode mode)
 	rc = threads_init();
 	if (rc)
 		return rc;
+	X.stack_dirty = (uint8_t)((1u << X.m->nthreads) - 1);
 
 	for (unsigned long step = 0;; step++) {
 		uint8_t e = enabled_set(), avail;
@@ -759,6 +819,8 @@ static int run_one(struct exec_out *out, enum mode mode)
 			} else {
 				out->step_cut = true;
 			}
+			if (X.sc && dfs)
+				cache_taint(step);
 			X.nnodes = dfs ? step : 0;
 			return 0;
 		}
@@ -810,6 +872,16 @@ static int run_one(struct exec_out *out, enum mode mode)
 					nd->pend[i].op = X.t[i].op;
 					nd->pend[i].addr = X.t[i].addr;
 				}
+				if (X.sc) { /* a state explored before: ends here */
+					state_fp(&nd->fp, step, last);
+					if (sc_visit(X.sc, &nd->fp,
+						     X.bound - preempts, sleep)) {
+						X.sc_hits++;
+						out->cut = true;
+						X.nnodes = step;
+						return 0;
+					}
+				}
 				avail = e & (uint8_t)~sleep;
 				if (!avail) {
 					out->cut = true;
@@ -843,6 +915,7 @@ static int run_one(struct exec_out *out, enum mode mode)
 		chk_mem_begin(way);
 		to_thread(c);
 		chk_mem_end();
+		X.stack_dirty |= (uint8_t)(1u << c);
 		last = c;
 		if (mode == REPLAY && X.o->state_every_step)
 			X.log[X.nlog - 1].state = capture_dump();
@@ -1253,18 +1326,29 @@ int chk_explore(const struct chk_model *m, const struct chk_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	if (!m->nthreads || m->nthreads > CHK_MAX_THREADS ||
-	    o->memory >= CHK_MEM_NR || (o->memory && o->sleep_sets))
-		return -EINVAL; /* (sleep sets assume sc: chk.h) */
+	    o->memory >= CHK_MEM_NR ||
+	    (o->memory && (o->sleep_sets || o->state_cache)))
+		return -EINVAL; /* (sleep sets and the state cache assume sc) */
 	memset(&X, 0, sizeof(X));
 	X.m = m;
 	X.o = o;
 	X.cur = NO_THREAD;
 	r->verdict = CHK_PASS;
+	if (o->state_cache && !o->nreplay && !o->random && !o->shard &&
+	    m->full_state && chk_state_cache_available() &&
+	    !(X.sc = sc_new()))
+		return -ENOMEM;
+	X.stack_zero = 16384;
 	rc = o->nreplay ? explore_replay(r) :
 	     o->random	? explore_pct(r) : explore_dfs(r);
 	if (r->verdict == CHK_PASS && r->step_cuts)
 		r->verdict = CHK_LIMIT; /* nothing found, something not run */
 	r->states = X.set_n;
+	if (X.sc) {
+		r->cache_states = sc_count(X.sc);
+		r->cache_hits = X.sc_hits;
+		sc_free(X.sc);
+	}
 	if (!rc && o->export_states)
 		rc = export_states(r);
 	r->seconds = now_s() - t0;

@@ -533,6 +533,10 @@ static void print_time(const struct chk_result *r)
 		"%.0f steps/s\n",
 		r->seconds, s ? (double)r->schedules / s : 0.0,
 		s ? (double)r->states / s : 0.0, s ? (double)r->steps / s : 0.0);
+	if (r->cache_states) /* --state-cache */
+		fprintf(stderr, "state cache: %lu states recorded, %lu "
+			"executions ended at one\n", r->cache_states,
+			r->cache_hits);
 }
 
 static void json_trace(struct jw *w, const struct chk_model *m,
@@ -952,6 +956,7 @@ static int do_growth(const struct opts *o)
 			       x.r.seconds > 0 ? (double)x.r.states / x.r.seconds : 0,
 			       x.r.seconds > 0 ? (double)x.r.steps / x.r.seconds / 1e6 : 0,
 			       verdict_str(&x.r));
+		fflush(stdout); /* a row as soon as its shape is done */
 		run_free(&x);
 	}
 	if (o->json)
@@ -1032,9 +1037,10 @@ static int check_scale_opts(struct opts *o)
 		return 0;
 	if (o->shard && o->jobs > 1)
 		return cli_error("check: --shard and --jobs exclude each other");
-	if (other || o->c.max_schedules)
+	if (other || o->c.max_schedules || o->c.state_cache)
 		return cli_error("check: --%s takes no --list, --mutants, --growth, "
-				 "--replay or --max-schedules", o->shard ? "shard" : "jobs");
+				 "--replay, --max-schedules or --state-cache",
+				 o->shard ? "shard" : "jobs");
 	if (o->shard && shard_parse_spec(o->shard, &o->sp))
 		return cli_error("check: --shard: '%s': K/N expected, 1 <= K <= N "
 				 "<= 100000", cli_q(o->shard));
@@ -1091,6 +1097,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			   "--memory tso/rc11: at most N weak choices per "
 			   "schedule (a load of an older store, a store placed "
 			   "before a newer one)") },
+		{ OPT_FLAG("state-cache", 0, &o->c.state_cache,
+			   "skip states explored before (check/statecache.h): "
+			   "the same verdict and trace, fewer schedules") },
 		{ OPT_STRING("mutant", 0, &o->mutant, "NAME",
 			     "switch on one deliberately broken behaviour (--mutants)") },
 		{ OPT_FLAG("list", 0, &o->list, "the scenarios"), .group = 1 },
@@ -1168,6 +1177,15 @@ static int parse(int argc, char **argv, struct opts *o)
 				 o->list ? "list" : o->show ? "show" : "mutants");
 	if (o->c.state_every_step && !o->replay)
 		return cli_error("check: --state-every-step needs --replay");
+	if (o->c.state_cache && (o->c.random || o->replay))
+		return cli_error("check: --state-cache is for the full search: "
+				 "no --random or --replay");
+	/* The fingerprint (check/statecache.c) holds no store buffer or
+	 * view of check/memory.c: under tso or rc11 two states it calls
+	 * equal may differ. */
+	if (o->c.state_cache && o->c.memory)
+		return cli_error("check: --state-cache is for --memory sc only "
+				 "(the cache does not see store buffers or views)");
 	if (o->replay && (!o->scenario || o->c.random || o->list ||
 			  o->mutants || o->growth))
 		return cli_error("check: --replay needs --scenario and takes no "

@@ -47,12 +47,14 @@
  * cid_model.c and cidk_cid_check().
  */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cid/cid_internal.h"
 #include "props.h"
+#include "statecache.h"
 
 #define ONCPU 0x40000000u
 #define TRANSIT 0x20000000u
@@ -173,6 +175,29 @@ struct props *props_new(const struct props_view *v)
 void props_free(struct props *pr)
 {
 	free(pr);
+}
+
+void props_full_state(const struct props *pr, struct chk_fp *f)
+{
+	struct props c = *pr;
+
+	/*
+	 * From bad on (why matters only once bad is set), with the counters
+	 * as what is read of them: steps and begin_steps never are; epoch
+	 * and bm_version only as "the same as at X" (they only grow, and X
+	 * is set to them).  The rest: raw bytes, so that a field added later
+	 * is in (a counter added later only costs cache hits).
+	 */
+	c.steps = 0;
+	c.epoch = 0;
+	c.bm_version = 0;
+	for (unsigned int i = 0; i < CHK_MAX_THREADS; i++) {
+		c.begin_steps[i] = 0;
+		c.begin_epoch[i] = pr->begin_epoch[i] != pr->epoch;
+		c.kept_epoch[i] = pr->kept_epoch[i] != pr->epoch;
+		c.begin_bm_version[i] = pr->begin_bm_version[i] != pr->bm_version;
+	}
+	chk_fp_bytes(f, &c.bad, sizeof(c) - offsetof(struct props, bad));
 }
 
 void props_reset(struct props *pr, struct cidk_cid_mm *mm)

@@ -38,6 +38,10 @@ struct props_view {
 struct props *props_new(const struct props_view *v);
 void props_free(struct props *pr);
 
+/* Mix the properties' state into @f (the state cache, statecache.h). */
+struct chk_fp;
+void props_full_state(const struct props *pr, struct chk_fp *f);
+
 /* A new execution on @mm (after the initial forks). */
 void props_reset(struct props *pr, struct cidk_cid_mm *mm);
 

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""--state-cache against the stateless search it shortens (issue 26):
+every scenario of the library under every policy (and ownership:v6.19,
+the published bugs, and each published fix taken out on its own), and
+every mutant of `cidkit check --mutants` under its policy, searched with
+and without the cache.  The reference is the search without it
+(`check/explore.c` with chk_opts.state_cache off, the engine before the
+cache), and the expectation is what the cache promises (statecache.h):
+only schedules that visit states explored before are left out, so
+
+  - the same verdict, property, reason, trace, replay line and final
+    state (the first violation of the fewest explorer switches, then the
+    shortest: the same one);
+  - the same distinct states (a state the cache skips was reached before)
+    and the same executions cut by --max-steps (the cache never skips
+    above one);
+  - no more schedules nor steps, and a cut left by the bound on both
+    sides or on neither ("exhaustive" the same).
+
+  statecache.py CIDKIT [--quick]   TAP
+  --quick (make check): ownership, ownership:v6.19 and lazy, and every
+  third mutant; the whole set is the command without it (about 4 minutes
+  of CPU, docs/check.md).
+"""
+import json
+import subprocess
+import sys
+
+POLICIES = ["bitmap", "lazy", "lazy-batched", "cache-local", "inherit",
+            "ownership", "ownership:v6.19"] + [
+            "ownership:-" + f for f in ("W1", "W2", "W3", "W4", "FEB", "FORK",
+                                       "VFORK")]
+SAME = ["verdict", "property", "why", "trace", "replay", "state", "states",
+        "bound_reached", "exhaustive", "step_cuts", "starved_cycles",
+        "preemptions"]
+
+
+def run(cidkit, args):
+    r = subprocess.run([cidkit, "check", "--json"] + args,
+                       capture_output=True, text=True, check=False)
+    return r.returncode, {s["scenario"]: s for s in json.loads(r.stdout)}
+
+
+def mutants(cidkit):
+    r = subprocess.run([cidkit, "check", "--mutants"], capture_output=True,
+                       text=True, check=False)
+    rows = [l.split() for l in r.stdout.splitlines()[1:] if l[:1].islower()
+            and len(l.split()) > 4 and "mutants" not in l]
+    return [(w[0], w[1]) for w in rows]
+
+
+def compare(cidkit, label, args, n, totals):
+    rc0, old = run(cidkit, args)
+    rc1, new = run(cidkit, args + ["--state-cache"])
+    bad = []
+    if rc0 != rc1:
+        bad.append(f"exit {rc0} without the cache, {rc1} with it")
+    if sorted(old) != sorted(new) or not old:
+        bad.append(f"scenarios {sorted(old)} vs {sorted(new)}")
+    for name in sorted(old):
+        o, c = old[name], new.get(name, {})
+        for k in SAME:
+            if o.get(k) != c.get(k):
+                bad.append(f"{name}: {k} {str(o.get(k))[:80]!r} vs "
+                           f"{str(c.get(k))[:80]!r}")
+        for k in ("schedules", "steps"):
+            if c.get(k, 0) > o[k]:
+                bad.append(f"{name}: {k} {o[k]} -> {c.get(k)}")
+        if (o["cut_schedules"] > 0) != (c.get("cut_schedules", 0) > 0):
+            bad.append(f"{name}: cut {o['cut_schedules']} vs "
+                       f"{c.get('cut_schedules')}")
+        totals[0] += o["schedules"]
+        totals[1] += c.get("schedules", 0)
+        totals[2] += o["verdict"] == "violation"
+    print(("ok" if not bad else "not ok") +
+          f" {n} - {label}: the same verdicts, traces and states with "
+          f"--state-cache ({len(old)} scenarios)")
+    for b in bad[:20]:
+        print("# " + b)
+    return not bad
+
+
+def main():
+    cidkit = sys.argv[1]
+    quick = "--quick" in sys.argv
+    r = subprocess.run([cidkit, "check", "--scenario", "switch-race",
+                        "--state-cache"], capture_output=True, text=True)
+    if "state cache:" not in r.stderr:
+        print("1..0 # SKIP no state cache in this build (ASan's fake "
+              "stacks or no x86-64 switch: chk_state_cache_available)")
+        return 0
+    n, good, totals = 0, True, [0, 0, 0]
+    quick_policies = ["ownership", "ownership:v6.19", "lazy"]
+    for p in quick_policies if quick else POLICIES:
+        n += 1
+        good &= compare(cidkit, f"--policy {p}", ["--policy", p], n, totals)
+    for m, p in mutants(cidkit)[::3] if quick else mutants(cidkit):
+        n += 1
+        good &= compare(cidkit, f"--mutant {m} --policy {p}",
+                        ["--policy", p, "--mutant", m], n, totals)
+    for extra in (["--jobs", "2"], ["--shard", "1/2"], ["--random", "5"],
+                  ["--memory", "tso"]):
+        n += 1
+        r = subprocess.run([cidkit, "check", "--scenario", "switch-race",
+                            "--state-cache"] + extra, capture_output=True,
+                           text=True)
+        good &= r.returncode == 2 and r.stderr.startswith("cidkit: check:")
+        print(("ok" if r.returncode == 2 and r.stderr.startswith(
+            "cidkit: check:") else "not ok") + f" {n} - --state-cache "
+              f"{' '.join(extra)}: refused (exit {r.returncode}: "
+              f"{r.stderr.strip()[:100]})")
+    n += 1
+    ok = totals[2] > 0 and totals[1] < totals[0]
+    print(("ok" if ok else "not ok") + f" {n} - the cache left out schedules "
+          f"({totals[0]} -> {totals[1]}) and the runs found violations "
+          f"({totals[2]}): the comparison compared something")
+    print(f"1..{n}")
+    return 0 if good and ok else 1
+
+
+sys.exit(main())
