@@ -312,39 +312,171 @@ def violations(exe, args, timeout):
     return {(a, b) for a, b in VIOL_RE.findall(r.stdout)}
 
 
-def judge(exe, policies, names, gen, base, timeout):
-    """(verdict, where): killed / survived / timeout."""
+def pairs_for(policies, names, gen):
+    """The judge's runs for a file's policies: (kind, policy, scenario)."""
+    out = []
     for p in policies:
-        for s in names:
-            v = violations(exe, ["--policy", p, "--scenario", s], timeout)
-            if v == "timeout":
-                return "timeout", f"{s} ({p})"
-            new = v - base.get(("lib", p, s), set())
-            if new:
-                return "killed", f"{s} ({p})"
+        out += [("lib", p, n) for n in names]
         if gen:
-            v = violations(exe, ["--generate", str(gen), "--seed",
-                                 str(GEN_SEED), "--policy", p], 4 * timeout)
-            if v == "timeout":
-                return "timeout", f"generator ({p})"
-            new = v - base.get(("gen", p), set())
-            if new:
-                return "killed", "generator: " + ", ".join(
+            out.append(("gen", p, ""))
+    return out
+
+
+def run_args(key, gen):
+    kind, p, s = key
+    if kind == "lib":
+        return ["--policy", p, "--scenario", s]
+    return ["--generate", str(gen), "--seed", str(GEN_SEED), "--policy", p]
+
+
+def reach(m, key, cov):
+    """False when no line m changes runs in the unmutated checker's run
+    `key` (gcov): the mutant then runs exactly the same steps there, so the
+    run cannot tell it apart.  True when unsure (a patch, a line gcov
+    calls not executable, no coverage)."""
+    if not cov or "edits" not in m:
+        return True
+    fc = cov["lines"].get(m["file"])
+    if fc is None:
+        return True
+    lines = [int(i) + 1 for i in m["edits"]]
+    if any(ln not in fc["executable"] for ln in lines):
+        return True
+    ran = cov["runs"].get(json.dumps(list(key)), {}).get(m["file"], ())
+    return any(ln in ran for ln in lines)
+
+
+def unreached_class(m, cov):
+    """None when some run of the judge executes m's line(s); else the
+    reason class (decided by gcov, not by hand)."""
+    if not cov or "edits" not in m:
+        return None
+    fc = cov["lines"].get(m["file"])
+    lines = [int(i) + 1 for i in m["edits"]]
+    if fc is None or any(ln not in fc["executable"] for ln in lines):
+        return None
+    keys = [json.dumps(list(k)) for k in cov["keys"]
+            if k[1] in FILES[m["file"]]]
+    if any(ln in cov["runs"].get(k, {}).get(m["file"], ())
+           for k in keys for ln in lines):
+        return None
+    if any(ln in cov["v619"].get(m["file"], ()) for ln in lines):
+        return "unreached: v6.19 only"
+    return "unreached"
+
+
+def judge(exe, m, names, gen, base, timeout, cov=None, cost=None):
+    """(verdict, where): killed / survived / timeout.  The runs the
+    mutated line cannot affect (reach()) are skipped, the rest run
+    cheapest first, and the first kill ends it: the same verdict as every
+    run in turn."""
+    keys = pairs_for(FILES[m["file"]], names, gen)
+    keys = [k for k in keys if reach(m, k, cov)]
+    if cost:
+        keys.sort(key=lambda k: cost.get(json.dumps(list(k)), 1e9))
+    for k in keys:
+        t = timeout if k[0] == "lib" else 4 * timeout
+        v = violations(exe, run_args(k, gen), t)
+        where = f"{k[2]} ({k[1]})" if k[0] == "lib" else f"generator ({k[1]})"
+        if v == "timeout":
+            return "timeout", where
+        new = v - base.get(k if k[0] == "lib" else ("gen", k[1]), set())
+        if new:
+            if k[0] == "gen":
+                where = "generator: " + ", ".join(
                     f"{a} ({b})" for a, b in sorted(new))
+            return "killed", where
     return "survived", ""
 
 
-def baseline(exe, names, gen, timeout):
+def baseline(exe, names, gen, timeout, cost=None):
     base = {}
-    for p in sorted({p for ps in FILES.values() for p in ps}):
-        for s in names:
-            base[("lib", p, s)] = violations(exe, ["--policy", p,
-                                                   "--scenario", s], timeout)
-        if gen:
-            base[("gen", p)] = violations(exe, ["--generate", str(gen),
-                                                "--seed", str(GEN_SEED),
-                                                "--policy", p], 4 * timeout)
+    pols = sorted({p for ps in FILES.values() for p in ps})
+    for k in pairs_for(pols, names, gen):
+        t0 = time.time()
+        v = violations(exe, run_args(k, gen),
+                       timeout if k[0] == "lib" else 4 * timeout)
+        if cost is not None:
+            cost[json.dumps(list(k))] = round(time.time() - t0, 3)
+        base[k if k[0] == "lib" else ("gen", k[1])] = v
     return base
+
+
+def gcov_lines(d, objs):
+    """{file: (executable lines, executed lines)} from d's .gcda files."""
+    out = {}
+    for f, o in objs.items():
+        gcda = os.path.join(d, o + ".gcda")
+        if not os.path.exists(gcda):
+            continue
+        shutil.copy(os.path.join(d, "..", o + ".gcno"), d)
+        r = subprocess.run(["gcov", "-j", "-t", "-o", d, gcda], cwd=d,
+                           capture_output=True, text=True, check=True)
+        for fj in json.loads(r.stdout.splitlines()[0])["files"]:
+            if not fj["file"].endswith(f):
+                continue
+            out[f] = ({ln["line_number"] for ln in fj["lines"]},
+                      {ln["line_number"] for ln in fj["lines"]
+                       if ln["count"]})
+    return out
+
+
+def coverage(build, names, gen, timeout, tmp):
+    """Which lines of FILES each of the judge's runs executes (gcov, on a
+    checker built with --coverage -O0), and which ownership:v6.19 runs of
+    the library scenarios execute."""
+    compiles, link = ninja_commands(build)
+    d = os.path.join(tmp, "coverage")
+    os.makedirs(d, exist_ok=True)
+    subst, objs = {}, {}
+    for f in FILES:
+        cc = shlex.split(compiles[f])
+        obj_i = cc.index("-o") + 1
+        o = "cov_" + os.path.basename(f)[:-2]
+        objs[f] = o
+        subst[cc[obj_i]] = os.path.join(d, o + ".o")
+        cc[obj_i] = subst[cc[obj_i]]
+        cc = [("-O0" if a == "-O2" else a) for a in cc
+              if a not in ("-MD", "-Werror")] + ["--coverage"]
+        for opt in ("-MQ", "-MF"):
+            if opt in cc:
+                k = cc.index(opt)
+                del cc[k:k + 2]
+        subprocess.run(cc, cwd=build, check=True, capture_output=True)
+    ln = shlex.split(link)
+    exe = os.path.join(d, "cidkit-check")
+    ln[ln.index("-o") + 1] = exe
+    lib = os.path.join(build, "check/libchk_engine.a.p")
+    eobjs = sorted(subst.get(os.path.join("check/libchk_engine.a.p", o),
+                             os.path.join("check/libchk_engine.a.p", o))
+                   for o in os.listdir(lib) if o.endswith(".o"))
+    k = ln.index("check/libchk_engine.a")
+    ln[k:k + 1] = eobjs
+    subprocess.run(ln + ["--coverage"], cwd=build, check=True,
+                   capture_output=True)
+    pols = sorted({p for ps in FILES.values() for p in ps})
+    keys = pairs_for(pols, names, gen)
+    todo = [(json.dumps(list(k)), run_args(k, gen)) for k in keys]
+    todo.append(("v619", ["--policy", "ownership:v6.19"]))
+    runs, lines, v619 = {}, {}, {}
+    for i, (key, args) in enumerate(todo):
+        pd = os.path.join(d, f"run{i}")
+        os.makedirs(pd, exist_ok=True)
+        env = dict(os.environ, GCOV_PREFIX=pd, GCOV_PREFIX_STRIP="99")
+        try:
+            subprocess.run([exe] + args, env=env, capture_output=True,
+                           timeout=8 * timeout)
+        except subprocess.TimeoutExpired:
+            pass
+        got = gcov_lines(pd, objs)
+        for f, (exe_l, ran) in got.items():
+            lines.setdefault(f, set()).update(exe_l)
+            if key == "v619":
+                v619[f] = sorted(ran)
+            else:
+                runs.setdefault(key, {})[f] = sorted(ran)
+    return {"keys": [list(k) for k in keys], "runs": runs, "v619": v619,
+            "lines": {f: {"executable": sorted(v)} for f, v in lines.items()}}
 
 
 def cmd_run(a):
@@ -366,23 +498,46 @@ def cmd_run(a):
     names = scenarios(base_exe)
     t0 = time.time()
     bfile = a.out + ".baseline" if a.out else None
+    cache = {}
     if bfile and os.path.exists(bfile) and \
-            os.path.getmtime(bfile) > os.path.getmtime(base_exe):
+            os.path.getmtime(bfile) > os.path.getmtime(base_exe) and \
+            os.path.getmtime(bfile) > max(os.path.getmtime(
+                os.path.join(ROOT, f)) for f in FILES):
+        cache = json.load(open(bfile))
+    if cache.get("gen") == a.gen and "base" in cache:
         base = {tuple(json.loads(k)): {tuple(x) for x in v}
-                for k, v in json.load(open(bfile)).items()}
+                for k, v in cache["base"].items()}
     else:
-        base = baseline(base_exe, names, a.gen, a.timeout)
-        if bfile:
-            json.dump({json.dumps(list(k)): sorted(v) if v != "timeout" else []
-                       for k, v in base.items()}, open(bfile, "w"))
+        cache = {"gen": a.gen, "cost": {}}
+        base = baseline(base_exe, names, a.gen, a.timeout, cache["cost"])
+        cache["base"] = {json.dumps(list(k)): sorted(v) if v != "timeout"
+                         else [] for k, v in base.items()}
     tmp = tempfile.mkdtemp(prefix="cidkit-mutants-")
+    cov = None
+    if not a.every_run:
+        if "coverage" not in cache:
+            cache["coverage"] = coverage(build, names, a.gen, a.timeout, tmp)
+        cov = cache["coverage"]
+        for fc in cov["lines"].values():
+            fc["executable"] = set(fc["executable"])
+        for r in cov["runs"].values():
+            for f in r:
+                r[f] = set(r[f])
+    if bfile:
+        json.dump(cache, open(bfile, "w"), default=sorted)
+    print(f"baseline and coverage: {round(time.time() - t0)} s", flush=True)
     results = []
 
     def one(m):
         exe = build_mutant(m, build, tmp, cmds)
         if not exe:
             return dict(m, verdict="stillborn", where="")
-        v, where = judge(exe, FILES[m["file"]], names, a.gen, base, a.timeout)
+        why = unreached_class(m, cov)
+        if why:
+            v, where = "survived", why
+        else:
+            v, where = judge(exe, m, names, a.gen, base, a.timeout, cov,
+                             None if a.every_run else cache["cost"])
         shutil.rmtree(os.path.dirname(exe), ignore_errors=True)
         return dict(m, verdict=v, where=where)
 
@@ -486,6 +641,9 @@ def main():
     p.add_argument("--gen", type=int, default=8,
                    help="generated scenarios per policy")
     p.add_argument("--timeout", type=int, default=120)
+    p.add_argument("--every-run", action="store_true",
+                   help="the slow judge: every run of the file's policies "
+                   "in turn (no coverage, no ordering)")
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p = sub.add_parser("report")
     p.add_argument("json")
