@@ -92,6 +92,14 @@ PLANTS = [
        "\tif (in_transit(t->own)")]),
     ("plant-lazy-compact", "lib/cid/lazy.c",
      [("now - last <= mm->p.expiry_ns)", "now - last <= 2 * mm->p.expiry_ns)")]),
+    # cache-local forgets its recent CID (never tries it first)
+    ("plant-cl-take", "lib/cid/cache_local.c",
+     [("\tcid = cidk__ld(&mm->slots[cpu].recent);\n",
+       "\tcid = CIDK_CID_NONE;\n")]),
+    # lazy takes a new CID as cache-local does (spreading, not the lowest)
+    ("plant-lazy-take", "lib/cid/lazy.c",
+     [("\tif (mm->p.kind == CIDK_CID_CACHE_LOCAL)\n\t\treturn cidk__cache_local_take",
+       "\tif (mm->p.kind != CIDK_CID_BITMAP)\n\t\treturn cidk__cache_local_take")]),
 ]
 
 PLAIN_CAS = """
