@@ -320,11 +320,28 @@ def violations(exe, args, timeout):
     return {(a, b) for a, b in VIOL_RE.findall(r.stdout)}
 
 
+JUDGE_DIR = os.path.join(ROOT, "tests/check/judge")
+
+
+def judge_files():
+    """The judge's own scenario files (tests/check/judge/*.scn: too costly
+    for make check), each run under its own policy only: [(path, policy)]."""
+    out = []
+    if os.path.isdir(JUDGE_DIR):
+        for f in sorted(os.listdir(JUDGE_DIR)):
+            if f.endswith(".scn"):
+                path = os.path.join(JUDGE_DIR, f)
+                m = re.search(r"^policy (\S+)", open(path).read(), re.M)
+                out.append((path, m.group(1) if m else ""))
+    return out
+
+
 def pairs_for(policies, names, gen):
     """The judge's runs for a file's policies: (kind, policy, scenario)."""
     out = []
     for p in policies:
         out += [("lib", p, n) for n in names]
+        out += [("lib", p, f) for f, fp in judge_files() if fp == p]
         if gen:
             out.append(("gen", p, ""))
     return out
@@ -385,7 +402,8 @@ def judge(exe, m, names, gen, base, timeout, cov=None, cost=None):
     for k in keys:
         t = timeout if k[0] == "lib" else 4 * timeout
         v = violations(exe, run_args(k, gen), t)
-        where = f"{k[2]} ({k[1]})" if k[0] == "lib" else f"generator ({k[1]})"
+        where = f"{os.path.basename(k[2])} ({k[1]})" if k[0] == "lib" \
+            else f"generator ({k[1]})"
         if v == "timeout":
             return "timeout", where
         new = v - base.get(k if k[0] == "lib" else ("gen", k[1]), set())
@@ -569,10 +587,107 @@ def cmd_run(a):
     return 0
 
 
+def cmd_suite(a):
+    """Judge the survivors of JSON by the test suite: each mutant's file
+    written into a scratch copy of the tree (SRC, never this one), its
+    build rebuilt, `meson test` run on the chosen suites; the verdict
+    (killed / survived / stillborn) is stored as "suite" in JSON."""
+    d = json.load(open(a.json))
+    src, build = os.path.abspath(a.src), os.path.abspath(a.build)
+    t0 = time.time()
+    todo = [r for r in d["results"] if r["verdict"] == "survived" and
+            "suite" not in r]
+    for r in todo:
+        m = find(r["id"])
+        new = apply(m) if m else None
+        path = os.path.join(src, m["file"]) if m else None
+        if new is None:
+            r["suite"] = "stillborn"
+            continue
+        old = open(path).read()
+        try:
+            open(path, "w").write(new)
+            b = subprocess.run(["ninja", "-C", build], capture_output=True,
+                               text=True)
+            if b.returncode:
+                r["suite"] = "stillborn"
+            else:
+                cmd = ["meson", "test", "-C", build, "--no-rebuild",
+                       "--num-processes", str(a.jobs)]
+                for su in a.suites.split(","):
+                    cmd += ["--suite", su]
+                try:
+                    t = subprocess.run(cmd, capture_output=True, text=True,
+                                       timeout=a.timeout)
+                    fails = re.findall(r"^\s*\d+/\d+ (\S+ / \S+)\s+"
+                                       r"(?:FAIL|TIMEOUT|ERROR)", t.stdout,
+                                       re.M)
+                    r["suite"] = "killed" if t.returncode else "survived"
+                    r["suite_where"] = ", ".join(fails[:3])
+                except subprocess.TimeoutExpired:
+                    r["suite"] = "killed"
+                    r["suite_where"] = "timeout"
+        finally:
+            open(path, "w").write(old)
+        print(f"{r['id']:28} {r['suite']:9} {r.get('suite_where', '')}",
+              flush=True)
+        d["suite_command"] = " ".join(["scripts/mutate.py"] + sys.argv[1:])
+        d["suite_suites"] = a.suites
+        d["suite_seconds"] = d.get("suite_seconds", 0) + 0
+        json.dump(d, open(a.json, "w"), indent=1)
+    d["suite_seconds"] = round(time.time() - t0) + d.get("suite_seconds", 0)
+    subprocess.run(["ninja", "-C", build], capture_output=True)
+    json.dump(d, open(a.json, "w"), indent=1)
+    return 0
+
+
+def merge_runs(paths):
+    """One result set from several runs: a later run's verdict on a
+    mutant replaces an earlier one's (a rerun of the survivors)."""
+    d = json.load(open(paths[0]))
+    d["commands"] = [(d["command"], d["date"], d["seconds"])]
+    by = {r["id"]: i for i, r in enumerate(d["results"])}
+    for p in paths[1:]:
+        e = json.load(open(p))
+        d["commands"].append((e["command"], e["date"], e["seconds"]))
+        for r in e["results"]:
+            if r["id"] in by:
+                old = d["results"][by[r["id"]]]
+                for k in ("suite", "suite_where"):
+                    if k in old and k not in r:
+                        r[k] = old[k]
+                d["results"][by[r["id"]]] = r
+            else:
+                by[r["id"]] = len(d["results"])
+                d["results"].append(r)
+    return d
+
+
+def reason(r, expl):
+    """Why a survivor survived: tests/check/survivors.txt, else the judge's
+    own class (gcov: no run of the judge executes the line)."""
+    if r["id"] in expl:
+        return expl[r["id"]]
+    if r.get("where", "").startswith("unreached"):
+        cls = r["where"]
+        if cls == "unreached: v6.19 only":
+            return ("out of reach: v6.19 only (gcov: no run of the judge "
+                    "executes the line; ownership:v6.19 on the library "
+                    "scenarios does)")
+        return "out of reach: no run of the judge executes the line (gcov)"
+    return "not explained yet"
+
+
 def score_table(d, expl):
-    rows = ["| file | mutants | stillborn | killed by `cidkit check` | "
-            "survived | hung (timeout) | equivalent (of the survivors) | "
-            "score (killed / non-equivalent) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    suite = any("suite" in r for r in d["results"])
+    head = ("| file | mutants | stillborn | killed by `cidkit check` | "
+            "survived | of which unreached (v6.19 only) | equivalent | "
+            "score: killed / non-equivalent |")
+    sep = "|---|---:|---:|---:|---:|---:|---:|---:|"
+    if suite:
+        head += " survivors killed by the suite | score, check + suite |"
+        sep += "---:|---:|"
+    rows = [head, sep]
     for f in list(FILES) + ["audit"]:
         rs = [r for r in d["results"] if
               (r["op"] == "audit") == (f == "audit") and
@@ -581,18 +696,30 @@ def score_table(d, expl):
             continue
         n = len(rs)
         still = sum(r["verdict"] == "stillborn" for r in rs)
-        killed = sum(r["verdict"] == "killed" for r in rs)
+        killed = sum(r["verdict"] in ("killed", "timeout") for r in rs)
         surv = [r for r in rs if r["verdict"] == "survived"]
-        hung = sum(r["verdict"] == "timeout" for r in rs)
-        eq = sum(expl.get(r["id"], "").startswith("equivalent") for r in surv)
+        unr = sum(r.get("where", "").startswith("unreached") for r in surv)
+        v619 = sum(r.get("where", "") == "unreached: v6.19 only"
+                   for r in surv)
+        eq = sum(reason(r, expl).startswith("equivalent") for r in surv)
         denom = n - still - eq
-        rows.append(f"| {f} | {n} | {still} | {killed} | {len(surv)} | {hung} "
-                    f"| {eq} | {100 * (killed + hung) / denom if denom else 0:.0f} % |")
+        pct = 100 * killed / denom if denom else 0
+        row = (f"| {f} | {n} | {still} | {killed} | {len(surv)} | {unr} "
+               f"({v619}) | {eq} | {killed} / {denom} = {pct:.0f} % |")
+        if suite:
+            sk = sum(r.get("suite") == "killed" for r in surv)
+            both = killed + sk
+            seq = sum(reason(r, expl).startswith("equivalent") and
+                      r.get("suite") != "killed" for r in surv)
+            den2 = n - still - seq
+            row += (f" {sk} | {both} / {den2} = "
+                    f"{100 * both / den2 if den2 else 0:.0f} % |")
+        rows.append(row)
     return "\n".join(rows)
 
 
 def cmd_report(a):
-    d = json.load(open(a.json))
+    d = merge_runs(a.json)
     expl = {}
     ef = os.path.join(ROOT, "tests/check/survivors.txt")
     if os.path.exists(ef):
@@ -604,15 +731,23 @@ def cmd_report(a):
     if d.get("done", len(d["results"])) < d.get("of", len(d["results"])):
         part = (f" Stopped after {d['done']} of {d['of']} mutants (the rest "
                 "not judged).")
-    text = [f"Command: `{d['command']}` ({d['date']}, {d['seconds']} s wall "
-            f"on this 2-core machine shared with other jobs, generator "
-            f"{d['gen']} scenarios per policy).{part}", "",
-            score_table(d, expl), "",
-            "Survivors, each with why:", ""]
+    cmds = "; then ".join(f"`{c}` ({dt}, {sec} s wall)"
+                          for c, dt, sec in d["commands"])
+    text = [f"Command: {cmds}, on this 2-core machine shared with other "
+            f"jobs{' (' + a.load + ')' if a.load else ''}; generator "
+            f"{d['gen']} scenarios per policy.{part}", ""]
+    if any("suite" in r for r in d["results"]):
+        sc = [json.load(open(p)).get("suite_command") for p in a.json]
+        text += [f"The survivors judged by the test suite: `{[c for c in sc if c][-1]}` "
+                 f"(suites {d.get('suite_suites', '?')} of the plain build, "
+                 "in a scratch copy of the tree).", ""]
+    text += [score_table(d, expl), "", "Survivors, each with why:", ""]
     for r in d["results"]:
         if r["verdict"] == "survived":
-            text.append(f"- `{r['id']}` ({r['what']}): "
-                        f"{expl.get(r['id'], 'not explained yet')}")
+            st = ""
+            if r.get("suite") == "killed":
+                st = f" [killed by the suite: {r.get('suite_where') or 'a test'}]"
+            text.append(f"- `{r['id']}` ({r['what']}): {reason(r, expl)}{st}")
     out = "\n".join(text)
     if a.doc:
         doc = open(a.doc).read()
@@ -654,8 +789,18 @@ def main():
                    "in turn (no coverage, no ordering)")
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p = sub.add_parser("report")
-    p.add_argument("json")
+    p.add_argument("json", nargs="+",
+                   help="runs, later ones overriding earlier verdicts")
     p.add_argument("--doc")
+    p.add_argument("--load", help="the load, said with the command")
+    p = sub.add_parser("suite")
+    p.add_argument("json")
+    p.add_argument("--src", required=True,
+                   help="a scratch copy of the tree (git archive)")
+    p.add_argument("--build", required=True, help="its plain build")
+    p.add_argument("--suites", default="unit,stress,sim")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=int, default=900)
     a = ap.parse_args()
     if a.cmd == "list":
         for m in all_mutants(a.files or None):
@@ -707,6 +852,8 @@ def main():
         return 0
     if a.cmd == "run":
         return cmd_run(a)
+    if a.cmd == "suite":
+        return cmd_suite(a)
     return cmd_report(a)
 
 
