@@ -24,9 +24,17 @@ invariant checker (the oracle itself).
 Each mutant is built as a separate checker binary (the one mutated object
 recompiled, then linked with the build's other checker objects), and
 judged by `cidkit-check` alone: every library scenario under each policy
-the file serves (2 preemptions), then the generator's budget; killed when
-some (scenario, policy) shows a violation the unmutated build does not.
-A mutant that does not compile is stillborn (not counted).
+the file serves (2 preemptions), the judge's own scenario files
+(tests/check/judge/*.scn, under their own policy), then the generator's
+budget; killed when some (scenario, policy) shows a violation the
+unmutated build does not.  A mutant that does not compile is stillborn
+(not counted).  The judge is made cheap without changing a verdict: gcov
+of the unmutated checker (built once more with --coverage -O0) says which
+runs execute the mutated line; the others run the very same steps in the
+mutant and are skipped; the rest run cheapest first and the first kill
+ends it.  A mutant no run reaches survives "unreached" (or "unreached:
+v6.19 only" when ownership:v6.19 on the library scenarios reaches it)
+without running.  --every-run is the slow judge, for comparison.
 
   mutate.py list [FILE...]                 the mutants, one per line
   mutate.py show ID                        the mutant's diff
@@ -36,9 +44,15 @@ A mutant that does not compile is stillborn (not counted).
                                            make check's sample)
   mutate.py run [--sample N] [--jobs J] [--ids ID,...] [--out JSON]
                 [--gen N] [--build DIR]    judge them
-  mutate.py report JSON [--doc docs/check.md]  the per-file score (and
-                                           the doc's table, between
-                                           <!-- mutants --> markers)
+  mutate.py report JSON... [--doc docs/check.md] [--load TEXT]
+                                           the per-file score (and the
+                                           doc's table, between <!-- mutants
+                                           --> markers); later JSONs (reruns)
+                                           override earlier verdicts
+  mutate.py suite JSON --src DIR --build DIR [--suites unit,stress,sim]
+                                           judge JSON's survivors by meson
+                                           test in a scratch copy DIR of
+                                           the tree (git archive)
 """
 import argparse
 import concurrent.futures
@@ -823,7 +837,12 @@ def main():
             return 0
         # killed by the library scenarios alone (the unmutated build passes
         # them all: tests/check/matrix.py)
-        names = scenarios(exe)
+        # the smallest machines first (fewest tasks, then CPUs): the
+        # first kill ends it, and small scenarios cost least
+        r = subprocess.run([exe, "--list", "--json"], capture_output=True,
+                           text=True, check=True)
+        names = [x["name"] for x in sorted(
+            json.loads(r.stdout), key=lambda x: (x["tasks"], x["cpus"]))]
         for p in FILES[m["file"]]:
             for s in names:
                 v = violations(exe, ["--policy", p, "--scenario", s],
