@@ -15,7 +15,8 @@
  *                 (hysteresis) the mode stays.  Checked at the step that
  *                 changes the mode of record, and at quiescence (per-task
  *                 implies users <= max_cids, per-CPU users >= pcpu_thrs, the
- *                 published mode word agrees);
+ *                 published mode word agrees, the mm's max_cids is the
+ *                 formula's for its users and allowed CPUs);
  *   own-keep      in per-task mode with no transition since, a task
  *                 switches in with the CID it owned at its last switch-in
  *                 (nothing takes a task's CID while it sleeps), and keeps
@@ -556,6 +557,11 @@ int props_quiet(struct props *pr, char *why, size_t len)
 		else if (pr->ref_percpu && users < pr->ref_thrs)
 			fail(pr, "own-mode: per-CPU with %u users, below pcpu_thrs "
 				 "%u", users, pr->ref_thrs);
+		else if (ld(&mm->max_cids) != ref_max(pr, users, allowed))
+			fail(pr, "own-mode: max_cids is %u with %u users and %u "
+				 "allowed CPUs, where min(opt + opt/4, %u) is %u",
+			     ld(&mm->max_cids), users, allowed, mm->nr_cpu_ids,
+			     ref_max(pr, users, allowed));
 	}
 	if (pr->bad) {
 		snprintf(why, len, "%s", pr->why);
