@@ -674,6 +674,7 @@ def merge_runs(paths):
             else:
                 by[r["id"]] = len(d["results"])
                 d["results"].append(r)
+    d["done"] = len(d["results"])
     return d
 
 
