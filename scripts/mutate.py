@@ -523,7 +523,8 @@ def cmd_run(a):
     build = os.path.abspath(a.build)
     muts = all_mutants()
     if a.ids:
-        want = set(a.ids.split(","))
+        ids = open(a.ids[1:]).read() if a.ids.startswith("@") else a.ids
+        want = set(ids.split(","))
         muts = [m for m in muts if m["id"] in want]
     elif a.sample:
         rng = random.Random(a.seed)
