@@ -110,6 +110,9 @@ PLANTS = [
     ("plant-cl-take", "lib/cid/cache_local.c",
      [("\tcid = cidk__ld(&mm->slots[cpu].recent);\n",
        "\tcid = CIDK_CID_NONE;\n")]),
+    # max_cids never stored: it keeps its initial value
+    ("plant-own-max", "lib/cid/ownership.c",
+     [("\tcidk__st(&mm->max_cids, max);\n", "\t(void)max;\n")]),
     # lazy takes a new CID as cache-local does (spreading, not the lowest)
     ("plant-lazy-take", "lib/cid/lazy.c",
      [("\tif (mm->p.kind == CIDK_CID_CACHE_LOCAL)\n\t\treturn cidk__cache_local_take",

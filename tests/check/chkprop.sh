@@ -32,6 +32,7 @@ property() {
 property audit-a ownership switch-back own-mode
 property audit-d ownership exit-shrink own-converge
 property plant-own-keep ownership switch-race own-keep
+property plant-own-max ownership switch-race own-mode
 property plant-lazy-compact lazy scan-race lazy-compact
 property plant-lazy-compact cache-local lazy-put lazy-compact
 property plant-cl-take cache-local scan-race cl-take
