@@ -527,8 +527,9 @@ def cmd_run(a):
     muts = all_mutants()
     if a.ids:
         ids = open(a.ids[1:]).read() if a.ids.startswith("@") else a.ids
-        want = set(ids.split(","))
-        muts = [m for m in muts if m["id"] in want]
+        order = {k: i for i, k in enumerate(ids.split(","))}
+        muts = sorted((m for m in muts if m["id"] in order),
+                      key=lambda m: order[m["id"]])  # in the order given
     elif a.sample:
         rng = random.Random(a.seed)
         picked = []
