@@ -701,7 +701,7 @@ def reason(r, expl):
 def score_table(d, expl):
     suite = any("suite" in r for r in d["results"])
     head = ("| file | mutants | stillborn | killed by `cidkit check` | "
-            "survived | of which unreached (v6.19 only) | equivalent | "
+            "survived | of which unreached (v6.19 only) | equivalent or undefined behaviour | "
             "score: killed / non-equivalent |")
     sep = "|---|---:|---:|---:|---:|---:|---:|---:|"
     if suite:
@@ -721,7 +721,8 @@ def score_table(d, expl):
         unr = sum(r.get("where", "").startswith("unreached") for r in surv)
         v619 = sum(r.get("where", "") == "unreached: v6.19 only"
                    for r in surv)
-        eq = sum(reason(r, expl).startswith("equivalent") for r in surv)
+        eq = sum(reason(r, expl).startswith(("equivalent", "undefined"))
+                 for r in surv)
         denom = n - still - eq
         pct = 100 * killed / denom if denom else 0
         row = (f"| {f} | {n} | {still} | {killed} | {len(surv)} | {unr} "
@@ -729,7 +730,7 @@ def score_table(d, expl):
         if suite:
             sk = sum(r.get("suite") == "killed" for r in surv)
             both = killed + sk
-            seq = sum(reason(r, expl).startswith("equivalent") and
+            seq = sum(reason(r, expl).startswith(("equivalent", "undefined")) and
                       r.get("suite") != "killed" for r in surv)
             den2 = n - still - seq
             row += (f" {sk} | {both} / {den2} = "
