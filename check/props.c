@@ -15,7 +15,8 @@
  *                 (hysteresis) the mode stays.  Checked at the step that
  *                 changes the mode of record, and at quiescence (per-task
  *                 implies users <= max_cids, per-CPU users >= pcpu_thrs, the
- *                 published mode word agrees);
+ *                 published mode word agrees, the mm's max_cids is the
+ *                 formula's for its users and allowed CPUs);
  *   own-keep      in per-task mode with no transition since, a task
  *                 switches in with the CID it owned at its last switch-in
  *                 (nothing takes a task's CID while it sleeps), and keeps
@@ -92,6 +93,17 @@ struct props {
 	unsigned int kept_own[CHK_MAX_THREADS];
 	unsigned long kept_epoch[CHK_MAX_THREADS];
 	bool kept[CHK_MAX_THREADS];
+	/* lazy-take, cl-take: the CPU's slot and the counts at a switch-in */
+	unsigned int begin_sword[CHK_MAX_THREADS];
+	unsigned int begin_recent[CHK_MAX_THREADS];
+	unsigned int begin_used[CHK_MAX_THREADS];
+	unsigned int begin_users[CHK_MAX_THREADS];
+	unsigned int begin_allowed[CHK_MAX_THREADS];
+	bool begin_alone[CHK_MAX_THREADS];	/* no other event under way */
+	/* cl-take: the reference's nr_cids_used (valid while every
+	 * cache-local switch-in since the start ran alone) */
+	unsigned int ref_used;
+	bool ref_used_valid;
 };
 
 static unsigned int ld(const _Atomic unsigned int *p)
@@ -207,6 +219,8 @@ void props_reset(struct props *pr, struct cidk_cid_mm *mm)
 	memset(pr, 0, sizeof(*pr));
 	pr->v = v;
 	pr->mm = mm;
+	pr->ref_used = ld(&mm->nr_cids_used); /* 0: the forks took none */
+	pr->ref_used_valid = true;
 	if (!ownership(pr))
 		return;
 	/* the initial forks ran single-threaded: take their outcome as given
@@ -245,6 +259,19 @@ void props_begin(struct props *pr, unsigned int tid, const struct scn_event *e)
 	pr->begin_weight[tid] = slot_weight(pr);
 	pr->begin_next_scan[tid] =
 		atomic_load_explicit(&mm->next_scan, memory_order_relaxed);
+	if (cidk__is_lazy_family(mm) && e->kind == SCN_IN &&
+	    e->arg < mm->nr_cpu_ids) {
+		pr->begin_sword[tid] = ld(&mm->slots[e->arg].word);
+		pr->begin_recent[tid] = ld(&mm->slots[e->arg].recent);
+		pr->begin_used[tid] = pr->ref_used_valid ? pr->ref_used :
+				      ld(&mm->nr_cids_used);
+		pr->begin_users[tid] = ld(&mm->nr_users);
+		pr->begin_allowed[tid] = ld(&mm->nr_cpus_allowed);
+		pr->begin_alone[tid] = true;
+		for (unsigned int i = 0; i < pr->v.s->ntasks; i++)
+			if (i != tid && pr->in_ev[i])
+				pr->begin_alone[tid] = false;
+	}
 	if (!ownership(pr))
 		return;
 	pr->begin_own[tid] = t->own;
@@ -312,6 +339,93 @@ static void end_in(struct props *pr, unsigned int tid, const struct scn_event *e
 	}
 }
 
+/* The lowest CID in [@lo, @hi) free in @bm, or @hi. */
+static unsigned int lowest_free(unsigned long bm, unsigned int lo,
+				unsigned int hi)
+{
+	for (unsigned int c = lo; c < hi && c < 64; c++)
+		if (!(bm & (1ul << c)))
+			return c;
+	return hi;
+}
+
+/*
+ * lazy-take and cl-take: which CID a switch-in that ran alone (no other
+ * task's event under way when it began, none stepped during it) gets, from the state at its start.  The design
+ * (docs/cid.md, "lazy" and "cache-local"; lib/cid/lazy.c's and
+ * cache_local.c's headers): an idle slot's CID is reused (lazy-take, the
+ * whole family); else lazy takes the lowest free CID below
+ * nr_cpus_allowed (lazy-take), and cache-local (cl-take) takes, with
+ * bound = min(nr_cpus_allowed, nr_users) and used = min(the count of
+ * never-used CIDs handed out, bound) (the count first shrinks to the
+ * bound): its slot's recent CID if below used, free and not the slot's own
+ * busy CID; else the next never-used CID, the lowest free one in [used,
+ * bound), after which the count is that CID + 1 (bound when none is free);
+ * else the lowest free below nr_cpus_allowed.  A CID taken into an empty
+ * slot becomes the slot's recent CID.  The count is the property's own
+ * (from 0, by these rules) while every cache-local switch-in ran alone,
+ * else the mm's nr_cids_used read at the start.  Not checked: leases, and
+ * a switch-in that finds every CID below nr_cpus_allowed owned (it waits,
+ * then steals).
+ */
+static void end_take(struct props *pr, unsigned int tid,
+		     const struct scn_event *e)
+{
+	struct cidk_cid_mm *mm = pr->mm;
+	const char *name = pr->v.s->task[tid].name;
+	unsigned int cid = pr->v.user_cid[tid], s = pr->begin_sword[tid];
+	unsigned int r = pr->begin_recent[tid];
+	unsigned int allowed = pr->begin_allowed[tid];
+	unsigned int bound = min_u(allowed, pr->begin_users[tid]);
+	unsigned int used = min_u(pr->begin_used[tid], bound);
+	unsigned long bm = pr->begin_bm[tid];
+	bool cl = pr->v.p->kind == CIDK_CID_CACHE_LOCAL;
+	unsigned int want;
+	const char *rule;
+
+	if (pr->other_ran[tid] || !pr->begin_alone[tid] || e->lease ||
+	    cid == CIDK_CID_NONE) {
+		pr->ref_used_valid = false;
+		return;
+	}
+	if (s != SLOT_UNSET && !(s & SLOT_BUSY)) {
+		want = s & SLOT_CID_MASK;
+		rule = "its CPU's idle slot CID";
+		cl = false;
+	} else if (!cl) {
+		want = lowest_free(bm, 0, allowed);
+		rule = "the lowest free CID";
+	} else if (r < used && (s & SLOT_CID_MASK) != r && r < 64 &&
+		   !(bm & (1ul << r))) {
+		want = r;
+		rule = "its CPU's recent CID (free, below the never-used ones)";
+		pr->ref_used = used;
+	} else if ((want = lowest_free(bm, used, bound)) < bound) {
+		rule = "the next never-used CID";
+		pr->ref_used = want + 1;
+	} else {
+		want = lowest_free(bm, 0, allowed);
+		rule = "the lowest free CID";
+		pr->ref_used = bound;
+	}
+	if (want >= allowed) {
+		pr->ref_used_valid = false;
+		return; /* none free: the switch-in waits, then steals */
+	}
+	if (cid != want)
+		fail(pr, "%s: %s switched in on CPU %u alone with CID %u where "
+			 "the policy hands out %s, CID %u (free CIDs %#lx, "
+			 "never-used from %u, bound %u)",
+		     cl ? "cl-take" : "lazy-take", name, e->arg, cid, rule, want,
+		     ~bm & ((allowed >= 64 ? 0ul : 1ul << allowed) - 1),
+		     used, bound);
+	else if (cl && s == SLOT_UNSET &&
+		 ld(&mm->slots[e->arg].word) == (cid | SLOT_BUSY) &&
+		 ld(&mm->slots[e->arg].recent) != cid)
+		fail(pr, "cl-take: %s took CID %u into CPU %u's empty slot, "
+			 "whose recent CID is not it", name, cid, e->arg);
+}
+
 /* lazy-compact: after an isolated full scan pass by @tid's event. */
 static void end_scan(struct props *pr, unsigned int tid)
 {
@@ -357,6 +471,9 @@ void props_end(struct props *pr, unsigned int tid, const struct scn_event *e)
 	pr->in_ev[tid] = false;
 	if (ownership(pr) && e->kind == SCN_IN)
 		end_in(pr, tid, e);
+	if (cidk__is_lazy_family(pr->mm) && e->kind == SCN_IN &&
+	    e->arg < pr->mm->nr_cpu_ids)
+		end_take(pr, tid, e);
 	if (cidk__is_lazy_family(pr->mm) &&
 	    (e->kind == SCN_TICK || e->kind == SCN_RTU))
 		end_scan(pr, tid);
@@ -465,6 +582,11 @@ int props_quiet(struct props *pr, char *why, size_t len)
 		else if (pr->ref_percpu && users < pr->ref_thrs)
 			fail(pr, "own-mode: per-CPU with %u users, below pcpu_thrs "
 				 "%u", users, pr->ref_thrs);
+		else if (ld(&mm->max_cids) != ref_max(pr, users, allowed))
+			fail(pr, "own-mode: max_cids is %u with %u users and %u "
+				 "allowed CPUs, where min(opt + opt/4, %u) is %u",
+			     ld(&mm->max_cids), users, allowed, mm->nr_cpu_ids,
+			     ref_max(pr, users, allowed));
 	}
 	if (pr->bad) {
 		snprintf(why, len, "%s", pr->why);

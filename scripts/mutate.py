@@ -24,9 +24,17 @@ invariant checker (the oracle itself).
 Each mutant is built as a separate checker binary (the one mutated object
 recompiled, then linked with the build's other checker objects), and
 judged by `cidkit-check` alone: every library scenario under each policy
-the file serves (2 preemptions), then the generator's budget; killed when
-some (scenario, policy) shows a violation the unmutated build does not.
-A mutant that does not compile is stillborn (not counted).
+the file serves (2 preemptions), the judge's own scenario files
+(tests/check/judge/*.scn, under their own policy), then the generator's
+budget; killed when some (scenario, policy) shows a violation the
+unmutated build does not.  A mutant that does not compile is stillborn
+(not counted).  The judge is made cheap without changing a verdict: gcov
+of the unmutated checker (built once more with --coverage -O0) says which
+runs execute the mutated line; the others run the very same steps in the
+mutant and are skipped; the rest run cheapest first and the first kill
+ends it.  A mutant no run reaches survives "unreached" (or "unreached:
+v6.19 only" when ownership:v6.19 on the library scenarios reaches it)
+without running.  --every-run is the slow judge, for comparison.
 
   mutate.py list [FILE...]                 the mutants, one per line
   mutate.py show ID                        the mutant's diff
@@ -36,9 +44,15 @@ A mutant that does not compile is stillborn (not counted).
                                            make check's sample)
   mutate.py run [--sample N] [--jobs J] [--ids ID,...] [--out JSON]
                 [--gen N] [--build DIR]    judge them
-  mutate.py report JSON [--doc docs/check.md]  the per-file score (and
-                                           the doc's table, between
-                                           <!-- mutants --> markers)
+  mutate.py report JSON... [--doc docs/check.md] [--load TEXT]
+                                           the per-file score (and the
+                                           doc's table, between <!-- mutants
+                                           --> markers); later JSONs (reruns)
+                                           override earlier verdicts
+  mutate.py suite JSON --src DIR --build DIR [--suites unit,stress,sim]
+                                           judge JSON's survivors by meson
+                                           test in a scratch copy DIR of
+                                           the tree (git archive)
 """
 import argparse
 import concurrent.futures
@@ -92,6 +106,17 @@ PLANTS = [
        "\tif (in_transit(t->own)")]),
     ("plant-lazy-compact", "lib/cid/lazy.c",
      [("now - last <= mm->p.expiry_ns)", "now - last <= 2 * mm->p.expiry_ns)")]),
+    # cache-local forgets its recent CID (never tries it first)
+    ("plant-cl-take", "lib/cid/cache_local.c",
+     [("\tcid = cidk__ld(&mm->slots[cpu].recent);\n",
+       "\tcid = CIDK_CID_NONE;\n")]),
+    # max_cids never stored: it keeps its initial value
+    ("plant-own-max", "lib/cid/ownership.c",
+     [("\tcidk__st(&mm->max_cids, max);\n", "\t(void)max;\n")]),
+    # lazy takes a new CID as cache-local does (spreading, not the lowest)
+    ("plant-lazy-take", "lib/cid/lazy.c",
+     [("\tif (mm->p.kind == CIDK_CID_CACHE_LOCAL)\n\t\treturn cidk__cache_local_take",
+       "\tif (mm->p.kind != CIDK_CID_BITMAP)\n\t\treturn cidk__cache_local_take")]),
 ]
 
 PLAIN_CAS = """
@@ -312,47 +337,199 @@ def violations(exe, args, timeout):
     return {(a, b) for a, b in VIOL_RE.findall(r.stdout)}
 
 
-def judge(exe, policies, names, gen, base, timeout):
-    """(verdict, where): killed / survived / timeout."""
+JUDGE_DIR = os.path.join(ROOT, "tests/check/judge")
+
+
+def judge_files():
+    """The judge's own scenario files (tests/check/judge/*.scn: too costly
+    for make check), each run under its own policy only: [(path, policy)]."""
+    out = []
+    if os.path.isdir(JUDGE_DIR):
+        for f in sorted(os.listdir(JUDGE_DIR)):
+            if f.endswith(".scn"):
+                path = os.path.join(JUDGE_DIR, f)
+                m = re.search(r"^policy (\S+)", open(path).read(), re.M)
+                out.append((path, m.group(1) if m else ""))
+    return out
+
+
+def pairs_for(policies, names, gen):
+    """The judge's runs for a file's policies: (kind, policy, scenario)."""
+    out = []
     for p in policies:
-        for s in names:
-            v = violations(exe, ["--policy", p, "--scenario", s], timeout)
-            if v == "timeout":
-                return "timeout", f"{s} ({p})"
-            new = v - base.get(("lib", p, s), set())
-            if new:
-                return "killed", f"{s} ({p})"
+        out += [("lib", p, n) for n in names]
+        out += [("lib", p, f) for f, fp in judge_files() if fp == p]
         if gen:
-            v = violations(exe, ["--generate", str(gen), "--seed",
-                                 str(GEN_SEED), "--policy", p], 4 * timeout)
-            if v == "timeout":
-                return "timeout", f"generator ({p})"
-            new = v - base.get(("gen", p), set())
-            if new:
-                return "killed", "generator: " + ", ".join(
+            out.append(("gen", p, ""))
+    return out
+
+
+def run_args(key, gen):
+    kind, p, s = key
+    if kind == "lib":
+        return ["--policy", p, "--scenario", s]
+    return ["--generate", str(gen), "--seed", str(GEN_SEED), "--policy", p]
+
+
+def reach(m, key, cov):
+    """False when no line m changes runs in the unmutated checker's run
+    `key` (gcov): the mutant then runs exactly the same steps there, so the
+    run cannot tell it apart.  True when unsure (a patch, a line gcov
+    calls not executable, no coverage)."""
+    if not cov or "edits" not in m:
+        return True
+    fc = cov["lines"].get(m["file"])
+    if fc is None:
+        return True
+    lines = [int(i) + 1 for i in m["edits"]]
+    if any(ln not in fc["executable"] for ln in lines):
+        return True
+    ran = cov["runs"].get(json.dumps(list(key)), {}).get(m["file"], ())
+    return any(ln in ran for ln in lines)
+
+
+def unreached_class(m, cov):
+    """None when some run of the judge executes m's line(s); else the
+    reason class (decided by gcov, not by hand)."""
+    if not cov or "edits" not in m:
+        return None
+    fc = cov["lines"].get(m["file"])
+    lines = [int(i) + 1 for i in m["edits"]]
+    if fc is None or any(ln not in fc["executable"] for ln in lines):
+        return None
+    keys = [json.dumps(list(k)) for k in cov["keys"]
+            if k[1] in FILES[m["file"]]]
+    if any(ln in cov["runs"].get(k, {}).get(m["file"], ())
+           for k in keys for ln in lines):
+        return None
+    if any(ln in cov["v619"].get(m["file"], ()) for ln in lines):
+        return "unreached: v6.19 only"
+    return "unreached"
+
+
+def judge(exe, m, names, gen, base, timeout, cov=None, cost=None):
+    """(verdict, where): killed / survived / timeout.  The runs the
+    mutated line cannot affect (reach()) are skipped, the rest run
+    cheapest first, and the first kill ends it: the same verdict as every
+    run in turn."""
+    keys = pairs_for(FILES[m["file"]], names, gen)
+    keys = [k for k in keys if reach(m, k, cov)]
+    if cost:
+        keys.sort(key=lambda k: cost.get(json.dumps(list(k)), 1e9))
+    for k in keys:
+        t = timeout if k[0] == "lib" else 4 * timeout
+        v = violations(exe, run_args(k, gen), t)
+        where = f"{os.path.basename(k[2])} ({k[1]})" if k[0] == "lib" \
+            else f"generator ({k[1]})"
+        if v == "timeout":
+            return "timeout", where
+        new = v - base.get(k if k[0] == "lib" else ("gen", k[1]), set())
+        if new:
+            if k[0] == "gen":
+                where = "generator: " + ", ".join(
                     f"{a} ({b})" for a, b in sorted(new))
+            return "killed", where
     return "survived", ""
 
 
-def baseline(exe, names, gen, timeout):
+def baseline(exe, names, gen, timeout, cost=None):
     base = {}
-    for p in sorted({p for ps in FILES.values() for p in ps}):
-        for s in names:
-            base[("lib", p, s)] = violations(exe, ["--policy", p,
-                                                   "--scenario", s], timeout)
-        if gen:
-            base[("gen", p)] = violations(exe, ["--generate", str(gen),
-                                                "--seed", str(GEN_SEED),
-                                                "--policy", p], 4 * timeout)
+    pols = sorted({p for ps in FILES.values() for p in ps})
+    for k in pairs_for(pols, names, gen):
+        t0 = time.time()
+        v = violations(exe, run_args(k, gen),
+                       timeout if k[0] == "lib" else 4 * timeout)
+        if cost is not None:
+            cost[json.dumps(list(k))] = round(time.time() - t0, 3)
+        base[k if k[0] == "lib" else ("gen", k[1])] = v
     return base
+
+
+def gcov_lines(d, objs):
+    """{file: (executable lines, executed lines)} from d's .gcda files."""
+    out = {}
+    for f, o in objs.items():
+        gcda = os.path.join(d, o + ".gcda")
+        if not os.path.exists(gcda):
+            continue
+        shutil.copy(os.path.join(d, "..", o + ".gcno"), d)
+        r = subprocess.run(["gcov", "-j", "-t", "-o", d, gcda], cwd=d,
+                           capture_output=True, text=True, check=True)
+        for fj in json.loads(r.stdout.splitlines()[0])["files"]:
+            if not fj["file"].endswith(f):
+                continue
+            out[f] = ({ln["line_number"] for ln in fj["lines"]},
+                      {ln["line_number"] for ln in fj["lines"]
+                       if ln["count"]})
+    return out
+
+
+def coverage(build, names, gen, timeout, tmp):
+    """Which lines of FILES each of the judge's runs executes (gcov, on a
+    checker built with --coverage -O0), and which ownership:v6.19 runs of
+    the library scenarios execute."""
+    compiles, link = ninja_commands(build)
+    d = os.path.join(tmp, "coverage")
+    os.makedirs(d, exist_ok=True)
+    subst, objs = {}, {}
+    for f in FILES:
+        cc = shlex.split(compiles[f])
+        obj_i = cc.index("-o") + 1
+        o = "cov_" + os.path.basename(f)[:-2]
+        objs[f] = o
+        subst[cc[obj_i]] = os.path.join(d, o + ".o")
+        cc[obj_i] = subst[cc[obj_i]]
+        cc = [("-O0" if a == "-O2" else a) for a in cc
+              if a not in ("-MD", "-Werror")] + ["--coverage"]
+        for opt in ("-MQ", "-MF"):
+            if opt in cc:
+                k = cc.index(opt)
+                del cc[k:k + 2]
+        subprocess.run(cc, cwd=build, check=True, capture_output=True)
+    ln = shlex.split(link)
+    exe = os.path.join(d, "cidkit-check")
+    ln[ln.index("-o") + 1] = exe
+    lib = os.path.join(build, "check/libchk_engine.a.p")
+    eobjs = sorted(subst.get(os.path.join("check/libchk_engine.a.p", o),
+                             os.path.join("check/libchk_engine.a.p", o))
+                   for o in os.listdir(lib) if o.endswith(".o"))
+    k = ln.index("check/libchk_engine.a")
+    ln[k:k + 1] = eobjs
+    subprocess.run(ln + ["--coverage"], cwd=build, check=True,
+                   capture_output=True)
+    pols = sorted({p for ps in FILES.values() for p in ps})
+    keys = pairs_for(pols, names, gen)
+    todo = [(json.dumps(list(k)), run_args(k, gen)) for k in keys]
+    todo.append(("v619", ["--policy", "ownership:v6.19"]))
+    runs, lines, v619 = {}, {}, {}
+    for i, (key, args) in enumerate(todo):
+        pd = os.path.join(d, f"run{i}")
+        os.makedirs(pd, exist_ok=True)
+        env = dict(os.environ, GCOV_PREFIX=pd, GCOV_PREFIX_STRIP="99")
+        try:
+            subprocess.run([exe] + args, env=env, capture_output=True,
+                           timeout=8 * timeout)
+        except subprocess.TimeoutExpired:
+            pass
+        got = gcov_lines(pd, objs)
+        for f, (exe_l, ran) in got.items():
+            lines.setdefault(f, set()).update(exe_l)
+            if key == "v619":
+                v619[f] = sorted(ran)
+            else:
+                runs.setdefault(key, {})[f] = sorted(ran)
+    return {"keys": [list(k) for k in keys], "runs": runs, "v619": v619,
+            "lines": {f: {"executable": sorted(v)} for f, v in lines.items()}}
 
 
 def cmd_run(a):
     build = os.path.abspath(a.build)
     muts = all_mutants()
     if a.ids:
-        want = set(a.ids.split(","))
-        muts = [m for m in muts if m["id"] in want]
+        ids = open(a.ids[1:]).read() if a.ids.startswith("@") else a.ids
+        order = {k: i for i, k in enumerate(ids.split(","))}
+        muts = sorted((m for m in muts if m["id"] in order),
+                      key=lambda m: order[m["id"]])  # in the order given
     elif a.sample:
         rng = random.Random(a.seed)
         picked = []
@@ -366,23 +543,46 @@ def cmd_run(a):
     names = scenarios(base_exe)
     t0 = time.time()
     bfile = a.out + ".baseline" if a.out else None
+    cache = {}
     if bfile and os.path.exists(bfile) and \
-            os.path.getmtime(bfile) > os.path.getmtime(base_exe):
+            os.path.getmtime(bfile) > os.path.getmtime(base_exe) and \
+            os.path.getmtime(bfile) > max(os.path.getmtime(
+                os.path.join(ROOT, f)) for f in FILES):
+        cache = json.load(open(bfile))
+    if cache.get("gen") == a.gen and "base" in cache:
         base = {tuple(json.loads(k)): {tuple(x) for x in v}
-                for k, v in json.load(open(bfile)).items()}
+                for k, v in cache["base"].items()}
     else:
-        base = baseline(base_exe, names, a.gen, a.timeout)
-        if bfile:
-            json.dump({json.dumps(list(k)): sorted(v) if v != "timeout" else []
-                       for k, v in base.items()}, open(bfile, "w"))
+        cache = {"gen": a.gen, "cost": {}}
+        base = baseline(base_exe, names, a.gen, a.timeout, cache["cost"])
+        cache["base"] = {json.dumps(list(k)): sorted(v) if v != "timeout"
+                         else [] for k, v in base.items()}
     tmp = tempfile.mkdtemp(prefix="cidkit-mutants-")
+    cov = None
+    if not a.every_run:
+        if "coverage" not in cache:
+            cache["coverage"] = coverage(build, names, a.gen, a.timeout, tmp)
+        cov = cache["coverage"]
+        for fc in cov["lines"].values():
+            fc["executable"] = set(fc["executable"])
+        for r in cov["runs"].values():
+            for f in r:
+                r[f] = set(r[f])
+    if bfile:
+        json.dump(cache, open(bfile, "w"), default=sorted)
+    print(f"baseline and coverage: {round(time.time() - t0)} s", flush=True)
     results = []
 
     def one(m):
         exe = build_mutant(m, build, tmp, cmds)
         if not exe:
             return dict(m, verdict="stillborn", where="")
-        v, where = judge(exe, FILES[m["file"]], names, a.gen, base, a.timeout)
+        why = unreached_class(m, cov)
+        if why:
+            v, where = "survived", why
+        else:
+            v, where = judge(exe, m, names, a.gen, base, a.timeout, cov,
+                             None if a.every_run else cache["cost"])
         shutil.rmtree(os.path.dirname(exe), ignore_errors=True)
         return dict(m, verdict=v, where=where)
 
@@ -406,10 +606,108 @@ def cmd_run(a):
     return 0
 
 
+def cmd_suite(a):
+    """Judge the survivors of JSON by the test suite: each mutant's file
+    written into a scratch copy of the tree (SRC, never this one), its
+    build rebuilt, `meson test` run on the chosen suites; the verdict
+    (killed / survived / stillborn) is stored as "suite" in JSON."""
+    d = json.load(open(a.json))
+    src, build = os.path.abspath(a.src), os.path.abspath(a.build)
+    t0 = time.time()
+    todo = [r for r in d["results"] if r["verdict"] == "survived" and
+            "suite" not in r]
+    for r in todo:
+        m = find(r["id"])
+        new = apply(m) if m else None
+        path = os.path.join(src, m["file"]) if m else None
+        if new is None:
+            r["suite"] = "stillborn"
+            continue
+        old = open(path).read()
+        try:
+            open(path, "w").write(new)
+            b = subprocess.run(["ninja", "-C", build], capture_output=True,
+                               text=True)
+            if b.returncode:
+                r["suite"] = "stillborn"
+            else:
+                cmd = ["meson", "test", "-C", build, "--no-rebuild",
+                       "--num-processes", str(a.jobs)]
+                for su in a.suites.split(","):
+                    cmd += ["--suite", su]
+                try:
+                    t = subprocess.run(cmd, capture_output=True, text=True,
+                                       timeout=a.timeout)
+                    fails = re.findall(r"^\s*\d+/\d+ (\S+ / \S+)\s+"
+                                       r"(?:FAIL|TIMEOUT|ERROR)", t.stdout,
+                                       re.M)
+                    r["suite"] = "killed" if t.returncode else "survived"
+                    r["suite_where"] = ", ".join(fails[:3])
+                except subprocess.TimeoutExpired:
+                    r["suite"] = "killed"
+                    r["suite_where"] = "timeout"
+        finally:
+            open(path, "w").write(old)
+        print(f"{r['id']:28} {r['suite']:9} {r.get('suite_where', '')}",
+              flush=True)
+        d["suite_command"] = " ".join(["scripts/mutate.py"] + sys.argv[1:])
+        d["suite_suites"] = a.suites
+        d["suite_seconds"] = d.get("suite_seconds", 0) + 0
+        json.dump(d, open(a.json, "w"), indent=1)
+    d["suite_seconds"] = round(time.time() - t0) + d.get("suite_seconds", 0)
+    subprocess.run(["ninja", "-C", build], capture_output=True)
+    json.dump(d, open(a.json, "w"), indent=1)
+    return 0
+
+
+def merge_runs(paths):
+    """One result set from several runs: a later run's verdict on a
+    mutant replaces an earlier one's (a rerun of the survivors)."""
+    d = json.load(open(paths[0]))
+    d["commands"] = [(d["command"], d["date"], d["seconds"])]
+    by = {r["id"]: i for i, r in enumerate(d["results"])}
+    for p in paths[1:]:
+        e = json.load(open(p))
+        d["commands"].append((e["command"], e["date"], e["seconds"]))
+        for r in e["results"]:
+            if r["id"] in by:
+                old = d["results"][by[r["id"]]]
+                for k in ("suite", "suite_where"):
+                    if k in old and k not in r:
+                        r[k] = old[k]
+                d["results"][by[r["id"]]] = r
+            else:
+                by[r["id"]] = len(d["results"])
+                d["results"].append(r)
+    d["done"] = len(d["results"])
+    return d
+
+
+def reason(r, expl):
+    """Why a survivor survived: tests/check/survivors.txt, else the judge's
+    own class (gcov: no run of the judge executes the line)."""
+    if r["id"] in expl:
+        return expl[r["id"]]
+    if r.get("where", "").startswith("unreached"):
+        cls = r["where"]
+        if cls == "unreached: v6.19 only":
+            return ("out of reach: v6.19 only (gcov: no run of the judge "
+                    "executes the line; ownership:v6.19 on the library "
+                    "scenarios does)")
+        return "out of reach: no run of the judge executes the line (gcov)"
+    return "not explained yet"
+
+
 def score_table(d, expl):
-    rows = ["| file | mutants | stillborn | killed by `cidkit check` | "
-            "survived | hung (timeout) | equivalent (of the survivors) | "
-            "score (killed / non-equivalent) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    suite = any("suite" in r for r in d["results"])
+    head = ("| file | mutants | stillborn | killed by `cidkit check` | "
+            "survived | of which unreached (v6.19 only) | equivalent or undefined behaviour | "
+            "score: killed / non-equivalent |")
+    sep = "|---|---:|---:|---:|---:|---:|---:|---:|"
+    if suite:
+        head += " survivors killed by the suite | score, check + suite |"
+        sep += "---:|---:|"
+    rows = [head, sep]
     for f in list(FILES) + ["audit"]:
         rs = [r for r in d["results"] if
               (r["op"] == "audit") == (f == "audit") and
@@ -418,18 +716,31 @@ def score_table(d, expl):
             continue
         n = len(rs)
         still = sum(r["verdict"] == "stillborn" for r in rs)
-        killed = sum(r["verdict"] == "killed" for r in rs)
+        killed = sum(r["verdict"] in ("killed", "timeout") for r in rs)
         surv = [r for r in rs if r["verdict"] == "survived"]
-        hung = sum(r["verdict"] == "timeout" for r in rs)
-        eq = sum(expl.get(r["id"], "").startswith("equivalent") for r in surv)
+        unr = sum(r.get("where", "").startswith("unreached") for r in surv)
+        v619 = sum(r.get("where", "") == "unreached: v6.19 only"
+                   for r in surv)
+        eq = sum(reason(r, expl).startswith(("equivalent", "undefined"))
+                 for r in surv)
         denom = n - still - eq
-        rows.append(f"| {f} | {n} | {still} | {killed} | {len(surv)} | {hung} "
-                    f"| {eq} | {100 * (killed + hung) / denom if denom else 0:.0f} % |")
+        pct = 100 * killed / denom if denom else 0
+        row = (f"| {f} | {n} | {still} | {killed} | {len(surv)} | {unr} "
+               f"({v619}) | {eq} | {killed} / {denom} = {pct:.0f} % |")
+        if suite:
+            sk = sum(r.get("suite") == "killed" for r in surv)
+            both = killed + sk
+            seq = sum(reason(r, expl).startswith(("equivalent", "undefined")) and
+                      r.get("suite") != "killed" for r in surv)
+            den2 = n - still - seq
+            row += (f" {sk} | {both} / {den2} = "
+                    f"{100 * both / den2 if den2 else 0:.0f} % |")
+        rows.append(row)
     return "\n".join(rows)
 
 
 def cmd_report(a):
-    d = json.load(open(a.json))
+    d = merge_runs(a.json)
     expl = {}
     ef = os.path.join(ROOT, "tests/check/survivors.txt")
     if os.path.exists(ef):
@@ -441,15 +752,23 @@ def cmd_report(a):
     if d.get("done", len(d["results"])) < d.get("of", len(d["results"])):
         part = (f" Stopped after {d['done']} of {d['of']} mutants (the rest "
                 "not judged).")
-    text = [f"Command: `{d['command']}` ({d['date']}, {d['seconds']} s wall "
-            f"on this 2-core machine shared with other jobs, generator "
-            f"{d['gen']} scenarios per policy).{part}", "",
-            score_table(d, expl), "",
-            "Survivors, each with why:", ""]
+    cmds = "; then ".join(f"`{c}` ({dt}, {sec} s wall)"
+                          for c, dt, sec in d["commands"])
+    text = [f"Command: {cmds}, on this 2-core machine shared with other "
+            f"jobs{' (' + a.load + ')' if a.load else ''}; generator "
+            f"{d['gen']} scenarios per policy.{part}", ""]
+    if any("suite" in r for r in d["results"]):
+        sc = [json.load(open(p)).get("suite_command") for p in a.json]
+        text += [f"The survivors judged by the test suite: `{[c for c in sc if c][-1]}` "
+                 f"(suites {d.get('suite_suites', '?')} of the plain build, "
+                 "in a scratch copy of the tree).", ""]
+    text += [score_table(d, expl), "", "Survivors, each with why:", ""]
     for r in d["results"]:
         if r["verdict"] == "survived":
-            text.append(f"- `{r['id']}` ({r['what']}): "
-                        f"{expl.get(r['id'], 'not explained yet')}")
+            st = ""
+            if r.get("suite") == "killed":
+                st = f" [killed by the suite: {r.get('suite_where') or 'a test'}]"
+            text.append(f"- `{r['id']}` ({r['what']}): {reason(r, expl)}{st}")
     out = "\n".join(text)
     if a.doc:
         doc = open(a.doc).read()
@@ -486,10 +805,23 @@ def main():
     p.add_argument("--gen", type=int, default=8,
                    help="generated scenarios per policy")
     p.add_argument("--timeout", type=int, default=120)
+    p.add_argument("--every-run", action="store_true",
+                   help="the slow judge: every run of the file's policies "
+                   "in turn (no coverage, no ordering)")
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p = sub.add_parser("report")
-    p.add_argument("json")
+    p.add_argument("json", nargs="+",
+                   help="runs, later ones overriding earlier verdicts")
     p.add_argument("--doc")
+    p.add_argument("--load", help="the load, said with the command")
+    p = sub.add_parser("suite")
+    p.add_argument("json")
+    p.add_argument("--src", required=True,
+                   help="a scratch copy of the tree (git archive)")
+    p.add_argument("--build", required=True, help="its plain build")
+    p.add_argument("--suites", default="unit,stress,sim")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=int, default=900)
     a = ap.parse_args()
     if a.cmd == "list":
         for m in all_mutants(a.files or None):
@@ -512,7 +844,12 @@ def main():
             return 0
         # killed by the library scenarios alone (the unmutated build passes
         # them all: tests/check/matrix.py)
-        names = scenarios(exe)
+        # the smallest machines first (fewest tasks, then CPUs): the
+        # first kill ends it, and small scenarios cost least
+        r = subprocess.run([exe, "--list", "--json"], capture_output=True,
+                           text=True, check=True)
+        names = [x["name"] for x in sorted(
+            json.loads(r.stdout), key=lambda x: (x["tasks"], x["cpus"]))]
         for p in FILES[m["file"]]:
             for s in names:
                 v = violations(exe, ["--policy", p, "--scenario", s],
@@ -541,6 +878,8 @@ def main():
         return 0
     if a.cmd == "run":
         return cmd_run(a)
+    if a.cmd == "suite":
+        return cmd_suite(a)
     return cmd_report(a)
 
 

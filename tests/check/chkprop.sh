@@ -36,8 +36,11 @@ property() {
 property audit-a ownership switch-back own-mode
 property audit-d ownership exit-shrink own-converge
 property plant-own-keep ownership switch-race own-keep
+property plant-own-max ownership switch-race own-mode
 property plant-lazy-compact lazy scan-race lazy-compact
 property plant-lazy-compact cache-local lazy-put lazy-compact
+property plant-cl-take cache-local scan-race cl-take
+property plant-lazy-take lazy scan-race lazy-take
 property lazy:262:const:0 lazy switch-back users
 run_status 1 check --mutant own-no-transit-clear --policy ownership --scenario switch-back
 echo "$out" | grep -q '^quiescence: own-transit: '
