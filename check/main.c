@@ -30,17 +30,10 @@
 #include "litmus.h"
 #include "memory.h"
 #include "opt.h"
+#include "report.h"
 #include "scenario.h"
 #include "shard.h"
 #include "shardio.h"
-
-#define EXIT_LIMIT 3
-#define EXIT_MISTAKE 4
-#define EXIT_UNEXPECTED 5
-
-#define MAX_FILE (64u * 1024)
-#define MAX_REPLAY 1024u /* directives of --replay */
-#define REPLAY_LEN 16384u /* bytes of --replay, and of a trace's */
 
 static const char about[] =
 	"Explore the interleavings of the real lib/cid code on small scenarios and\n"
@@ -111,22 +104,6 @@ static const struct {
 };
 #define NR_MUTANTS (sizeof(mutants) / sizeof(mutants[0]))
 
-struct opts {
-	struct chk_opts c;
-	const char *policy, *scenario, *mutant, *replay, *show;
-	bool json, list, mutants, growth, no_por;
-	const char *memory; /* --memory, --litmus (check/memory.h) */
-	bool litmus;
-	/* --shard K/N, --jobs N, --merge FILE... (check/shard.h) */
-	const char *shard;
-	struct shard_spec sp;
-	unsigned int jobs;
-	bool merge;
-	char **files;
-	unsigned int nfiles;
-	struct gen_opts gen; /* --generate (gen.h) */
-};
-
 /* ---- one exploration ----------------------------------------------------------- */
 
 static void progress(void *arg, unsigned long n)
@@ -136,18 +113,6 @@ static void progress(void *arg, unsigned long n)
 	fprintf(stderr, "\rcheck: %s: %lu schedules...", name, n);
 	fflush(stderr);
 }
-
-struct run {
-	struct scenario s;
-	struct chk_replay replay[MAX_REPLAY];
-	char replay_buf[REPLAY_LEN];
-	unsigned int nreplay;
-	struct cidk_cid_params p;
-	char policy[40];
-	struct chk_model m;
-	struct cid_model *cm;
-	struct chk_result r;
-};
 
 static int run_prepare(struct run *x, const struct opts *o)
 {
@@ -286,346 +251,6 @@ static void run_free(struct run *x)
 	chk_result_free(&x->r);
 	cid_model_free(x->cm);
 	x->cm = NULL;
-}
-
-/*
- * The verdict of one run, beyond the explorer's: a replay's prefix
- * (stopped at '!') has none; a scenario that expects a violation under
- * its own policy and finds none is an unexpected pass.
- */
-enum status { ST_PASS, ST_VIOLATION, ST_LIMIT, ST_MISTAKE, ST_UNEXPECTED,
-	      ST_STOPPED };
-
-/* Does the scenario's `expect` apply (its own policy, the code as it is)? */
-static bool expect_applies(const struct run *x, const struct opts *o)
-{
-	return !o->policy && !o->mutant && !o->replay && x->s.policy[0];
-}
-
-static enum status run_status(const struct run *x, const struct opts *o)
-{
-	switch (x->r.verdict) {
-	case CHK_VIOLATION:
-		return ST_VIOLATION;
-	case CHK_MISTAKE:
-		return ST_MISTAKE;
-	case CHK_LIMIT:
-		return ST_LIMIT;
-	case CHK_PASS:
-		break;
-	}
-	if (o->replay && x->r.stopped)
-		return ST_STOPPED;
-	if (x->s.expect == 1 && expect_applies(x, o))
-		return ST_UNEXPECTED;
-	return ST_PASS;
-}
-
-static int status_exit(enum status st)
-{
-	static const int code[] = {
-		[ST_PASS] = CLI_EXIT_OK, [ST_VIOLATION] = CLI_EXIT_FAIL,
-		[ST_LIMIT] = EXIT_LIMIT, [ST_MISTAKE] = EXIT_MISTAKE,
-		[ST_UNEXPECTED] = EXIT_UNEXPECTED, [ST_STOPPED] = CLI_EXIT_OK,
-	};
-
-	return code[st];
-}
-
-/* The first that applies: 1, 4, 5, 3, 0. */
-static int worse_exit(int a, int b)
-{
-	static const int order[] = { CLI_EXIT_FAIL, EXIT_MISTAKE,
-				     EXIT_UNEXPECTED, EXIT_LIMIT };
-
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (a == order[i] || b == order[i])
-			return order[i];
-	return CLI_EXIT_OK;
-}
-
-static const char *status_str(enum status st)
-{
-	static const char *const name[] = {
-		[ST_PASS] = "pass", [ST_VIOLATION] = "violation",
-		[ST_LIMIT] = "limit", [ST_MISTAKE] = "mistake",
-		[ST_UNEXPECTED] = "unexpected-pass", [ST_STOPPED] = "stopped",
-	};
-
-	return name[st];
-}
-
-static const char *verdict_str(const struct chk_result *r)
-{
-	return r->verdict == CHK_VIOLATION ? "violation" :
-	       r->verdict == CHK_MISTAKE   ? "mistake" :
-	       r->verdict == CHK_LIMIT	   ? "limit" : "pass";
-}
-
-/* No schedule left out: no bound cut one, no --max-steps, no limit. */
-static bool exhaustive(const struct chk_result *r, const struct opts *o)
-{
-	return !o->c.random && !o->replay && r->verdict == CHK_PASS &&
-	       !r->cut && !r->step_cuts && !r->schedule_limit;
-}
-
-/*
- * The second line of a search that found nothing (or stopped): what was
- * explored and what the bounds left out, so that "pass" says how much.
- */
-static void print_scope(const struct run *x, const struct opts *o,
-			enum status st)
-{
-	const struct chk_result *r = &x->r;
-	char what[200];
-
-	if (o->c.random)
-		snprintf(what, sizeof(what),
-			 "%lu random executions (PCT, seed %llu, depth %u; not "
-			 "exhaustive), %s, --max-steps %lu",
-			 r->schedules, (unsigned long long)o->c.seed,
-			 o->c.pct_depth, chk_memory_scope(&o->c), o->c.max_steps);
-	else
-		snprintf(what, sizeof(what),
-			 "<= %u explorer switch(es), %s, "
-			 "sleep sets %s, --max-steps %lu",
-			 o->c.preemptions, chk_memory_scope(&o->c),
-			 o->c.sleep_sets ? "on" : "off", o->c.max_steps);
-	if (st == ST_LIMIT && r->schedule_limit) {
-		printf("limit: --max-schedules %lu reached before the search "
-		       "was done (%s): inconclusive\n",
-		       o->c.max_schedules, what);
-	} else if (st == ST_LIMIT) {
-		printf("limit: --max-steps %lu cut %lu execution(s) that kept "
-		       "changing the state (long runs, not loops): "
-		       "inconclusive; raise --max-steps (%s)\n",
-		       o->c.max_steps, r->step_cuts, what);
-	} else if (exhaustive(r, o)) {
-		printf("%s: exhaustive - every schedule ran to its end, none "
-		       "cut by the bound or --max-steps (%s, sleep sets %s)\n",
-		       st == ST_UNEXPECTED ? "unexpected pass" : "pass",
-		       chk_memory_scope(&o->c), o->c.sleep_sets ? "on" : "off");
-	} else if (o->c.random) {
-		printf("%s: %s\n",
-		       st == ST_UNEXPECTED ? "unexpected pass" : "pass", what);
-	} else {
-		printf("%s: %s; the bound cut at least %lu schedule(s)\n",
-		       st == ST_UNEXPECTED ? "unexpected pass" : "pass", what,
-		       r->cut);
-	}
-	if (st == ST_UNEXPECTED)
-		printf("the scenario says 'expect violation' under its own "
-		       "policy %s, and none was found\n", x->s.policy);
-}
-
-/*
- * The trace as --replay directives ("T0:19,T1:24,..."), so that a found
- * schedule can be run again, or changed and run.
- */
-static const char *replay_str(const struct run *x, char *buf, size_t len)
-{
-	const struct chk_result *r = &x->r;
-	unsigned int items = 0;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned int i = 0, k; i < r->trace_len; i = k, items++) {
-		unsigned int tid = r->trace[i].tid;
-
-		if (r->trace[i].way) { /* T~K: a weak memory choice */
-			k = i + 1;
-			n += (size_t)snprintf(buf + n, len - n, "%s%s~%u",
-					      i ? "," : "",
-					      x->m.thread_name(x->m.ctx, tid),
-					      r->trace[i].way);
-			if (n >= len || items == MAX_REPLAY)
-				return "(longer than --replay takes)";
-			continue;
-		}
-		for (k = i; k < r->trace_len && r->trace[k].tid == tid &&
-			    !r->trace[k].way; k++)
-			;
-		n += (size_t)snprintf(buf + n, len - n, "%s%s:%u", i ? "," : "",
-				      x->m.thread_name(x->m.ctx, tid), k - i);
-		if (n >= len || items == MAX_REPLAY)
-			return "(longer than --replay takes)";
-	}
-	return buf;
-}
-
-static void print_trace_block(const struct run *x)
-{
-	const struct chk_result *r = &x->r;
-
-	printf("trace: %u steps, %u explorer switch(es) (* marks one: another "
-	       "task's step while this one could go on)\n",
-	       r->trace_len, r->trace_preemptions);
-	chk_print_trace(stdout, &x->m, r);
-}
-
-static void print_human(const struct run *x, const struct opts *o)
-{
-	const struct chk_result *r = &x->r;
-	enum status st = run_status(x, o);
-	char rep[REPLAY_LEN];
-	static const char *const head[] = {
-		[ST_PASS] = "pass", [ST_VIOLATION] = "VIOLATION",
-		[ST_LIMIT] = "LIMIT", [ST_MISTAKE] = "SCENARIO MISTAKE",
-		[ST_UNEXPECTED] = "UNEXPECTED PASS", [ST_STOPPED] = "stopped",
-	};
-
-	printf("%s (%s, %u CPUs, %u tasks): ", x->s.name, x->policy, x->s.cpus,
-	       x->s.ntasks);
-	if (o->replay && st == ST_STOPPED)
-		printf("stopped at '!' after %lu steps - a prefix of a schedule, "
-		       "no verdict (the final checks did not run)\n", r->steps);
-	else if (o->replay && st == ST_PASS)
-		printf("no violation on this one schedule - a replay of %u "
-		       "directive(s), %lu steps\n", x->nreplay, r->steps);
-	else if (o->replay)
-		printf("%s - a replay of %u directive(s), %lu steps\n", head[st],
-		       x->nreplay, r->steps);
-	else if (o->c.random)
-		printf("%s - %lu random executions (seed %llu, depth %u), %lu states%s\n",
-		       head[st], r->schedules, (unsigned long long)o->c.seed,
-		       o->c.pct_depth, r->states, chk_memory_verdict(&o->c));
-	else
-		printf("%s - %lu schedules, %lu states, explorer-switch bound %u "
-		       "of %u, sleep sets %s%s\n", head[st],
-		       r->schedules, r->states, r->bound, o->c.preemptions,
-		       o->c.sleep_sets ? "on" : "off", chk_memory_verdict(&o->c));
-	if (r->verdict == CHK_VIOLATION || r->verdict == CHK_MISTAKE) {
-		if (r->verdict == CHK_MISTAKE)
-			printf("scenario mistake: the script cannot finish, "
-			       "whatever the code does: %s\n", r->why);
-		else
-			printf("%s: %s\n", r->property, r->why);
-		print_trace_block(x);
-		printf("replay: %s--replay %s\n", chk_memory_replay(&o->c),
-		       replay_str(x, rep, sizeof(rep)));
-		printf("state at the %s:\n%s",
-		       r->verdict == CHK_MISTAKE ? "end" : "violation",
-		       r->dump ? r->dump : "");
-	} else if (o->replay) {
-		if (st == ST_LIMIT)
-			printf("limit: --max-steps %lu reached before the "
-			       "schedule ended, no loop: inconclusive\n",
-			       o->c.max_steps);
-		print_trace_block(x);
-		printf("state at the %s:\n%s", r->stopped ? "stop" : "end",
-		       r->dump ? r->dump : "");
-	} else {
-		print_scope(x, o, st);
-	}
-}
-
-/*
- * The wall clock goes to stderr, so that standard output (text or JSON)
- * is the same bytes for the same scenario and bounds.
- */
-static void print_time(const struct chk_result *r)
-{
-	double s = r->seconds > 0 ? r->seconds : 0.0;
-
-	fflush(stdout);
-	fprintf(stderr,
-		"time: %.2f s, %.0f schedules/s, %.0f distinct states/s, "
-		"%.0f steps/s\n",
-		r->seconds, s ? (double)r->schedules / s : 0.0,
-		s ? (double)r->states / s : 0.0, s ? (double)r->steps / s : 0.0);
-	if (r->cache_states) /* --state-cache */
-		fprintf(stderr, "state cache: %lu states recorded, %lu "
-			"executions ended at one\n", r->cache_states,
-			r->cache_hits);
-}
-
-static void json_trace(struct jw *w, const struct chk_model *m,
-		       const struct chk_result *r)
-{
-	jw_arr(w);
-	for (unsigned int i = 0; i < r->trace_len; i++) {
-		const struct chk_step *s = &r->trace[i];
-		char what[160];
-
-		chk_step_what(s, what, sizeof(what));
-		jw_break(w, "\n   ");
-		jw_obj(w);
-		jw_kuint(w, "step", i + 1);
-		jw_kstr(w, "thread", m->thread_name(m->ctx, s->tid));
-		if (s->cpu >= 0)
-			jw_kint(w, "cpu", s->cpu);
-		else
-			jw_knull(w, "cpu");
-		jw_kbool(w, "preemption", s->preempt);
-		jw_kstr(w, "event", s->event);
-		jw_kstr(w, "op", chk_op_name(s->op));
-		if (s->state)
-			jw_kstr(w, "state", s->state);
-		jw_kstr(w, "what", what);
-		jw_kstr(w, "source", chk_short_file(s->site.file));
-		jw_kuint(w, "line", s->site.line);
-		jw_kstr(w, "function", s->site.func ? s->site.func : "");
-		if (s->has_values) {
-			jw_kuint(w, "found", s->found);
-			jw_kuint(w, "left", s->left);
-		}
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
-}
-
-/* One scenario's result, an item of the top-level array (no wall clock). */
-static void print_json(struct jw *w, const struct run *x, const struct opts *o)
-{
-	const struct chk_result *r = &x->r;
-	char rep[REPLAY_LEN];
-
-	jw_break(w, "\n  ");
-	jw_obj(w);
-	jw_kstr(w, "scenario", x->s.name);
-	jw_kstr(w, "policy", x->policy);
-	jw_kuint(w, "cpus", x->s.cpus);
-	jw_kuint(w, "tasks", x->s.ntasks);
-	jw_kstr(w, "verdict", status_str(run_status(x, o)));
-	if (x->s.expect >= 0)
-		jw_kstr(w, "expect", x->s.expect ? "violation" : "pass");
-	jw_kbool(w, "expect_applies", expect_applies(x, o));
-	jw_kuint(w, "schedules", r->schedules);
-	jw_kuint(w, "steps", r->steps);
-	jw_kuint(w, "states", r->states);
-	/* (explorer switches: the option's name, --preemptions) */
-	jw_kuint(w, "preemption_bound", o->c.preemptions);
-	jw_kuint(w, "bound_reached", r->bound);
-	jw_kbool(w, "sleep_sets", o->c.sleep_sets);
-	if (o->c.memory) { /* (sc: the keys the files had before) */
-		jw_kstr(w, "memory", chk_memory_name(o->c.memory));
-		jw_kuint(w, "weak_bound", o->c.weak_bound);
-	}
-	jw_kuint(w, "max_steps", o->c.max_steps);
-	jw_kuint(w, "random", o->c.random);
-	jw_kbool(w, "exhaustive", exhaustive(r, o));
-	jw_kuint(w, "cut_schedules", r->cut);
-	jw_kuint(w, "step_cuts", r->step_cuts);
-	jw_kuint(w, "starved_cycles", r->starved);
-	if (r->verdict == CHK_LIMIT)
-		jw_kstr(w, "limit", r->schedule_limit ? "max-schedules" : "max-steps");
-	if (r->verdict == CHK_VIOLATION || r->verdict == CHK_MISTAKE) {
-		jw_kstr(w, "property", r->property);
-		jw_kstr(w, "why", r->why);
-	}
-	if (r->verdict == CHK_VIOLATION || r->verdict == CHK_MISTAKE ||
-	    o->replay) {
-		if (o->replay)
-			jw_kbool(w, "stopped", r->stopped);
-		jw_kuint(w, "preemptions", r->trace_preemptions);
-		jw_key(w, "trace");
-		json_trace(w, &x->m, r);
-		jw_kstr(w, "replay", replay_str(x, rep, sizeof(rep)));
-		jw_kstr(w, "state", r->dump ? r->dump : "");
-	}
-	if (o->shard)
-		shardio_json(w, o->scenario, &x->s, &o->c, &o->sp, r);
-	jw_obj_end(w);
 }
 
 /*
@@ -775,16 +400,16 @@ static int do_check(const struct opts *o)
 			/* opened at the first result: bad input prints nothing */
 			if (!n)
 				json_begin(&w);
-			print_json(&w, &x, o);
+			report_json(&w, &x, o);
 		} else {
-			print_human(&x, o);
+			report_human(&x, o);
 		}
-		print_time(&x.r);
+		report_time(&x.r);
 		bad += x.r.verdict == CHK_VIOLATION;
-		other += run_status(&x, o) != ST_PASS &&
-			 run_status(&x, o) != ST_STOPPED &&
+		other += report_status(&x, o) != ST_PASS &&
+			 report_status(&x, o) != ST_STOPPED &&
 			 x.r.verdict != CHK_VIOLATION;
-		status = worse_exit(status, status_exit(run_status(&x, o)));
+		status = report_worse_exit(status, report_exit(report_status(&x, o)));
 		n++;
 		run_free(&x);
 		if (o->scenario)
@@ -946,7 +571,7 @@ static int do_growth(const struct opts *o)
 			jw_kuint(&w, "states", x.r.states);
 			jw_kuint(&w, "steps", x.r.steps);
 			jw_knum(&w, "seconds", x.r.seconds, 3);
-			jw_kstr(&w, "verdict", verdict_str(&x.r));
+			jw_kstr(&w, "verdict", report_verdict(&x.r));
 			jw_obj_end(&w);
 		} else
 			printf("%ux%-6u %-10s %10lu %10lu %9.2f %8.0f %8.0f %8.2f  %s\n",
@@ -955,7 +580,7 @@ static int do_growth(const struct opts *o)
 			       x.r.seconds > 0 ? (double)x.r.schedules / x.r.seconds : 0,
 			       x.r.seconds > 0 ? (double)x.r.states / x.r.seconds : 0,
 			       x.r.seconds > 0 ? (double)x.r.steps / x.r.seconds / 1e6 : 0,
-			       verdict_str(&x.r));
+			       report_verdict(&x.r));
 		fflush(stdout); /* a row as soon as its shape is done */
 		run_free(&x);
 	}
@@ -998,14 +623,14 @@ static int do_merge(const struct opts *o)
 		if (o->json) {
 			if (!i)
 				json_begin(&w);
-			print_json(&w, &x, &mo);
+			report_json(&w, &x, &mo);
 		} else {
-			print_human(&x, &mo);
+			report_human(&x, &mo);
 		}
 		bad += x.r.verdict == CHK_VIOLATION;
-		other += run_status(&x, &mo) != ST_PASS &&
+		other += report_status(&x, &mo) != ST_PASS &&
 			 x.r.verdict != CHK_VIOLATION;
-		status = worse_exit(status, status_exit(run_status(&x, &mo)));
+		status = report_worse_exit(status, report_exit(report_status(&x, &mo)));
 		run_free(&x);
 	}
 	if (!rc && o->json)
