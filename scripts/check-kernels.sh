@@ -13,7 +13,8 @@
 # Fails on: a guest suite that fails (our programs' TAP, or cidkit abi
 # crashing, printing bad JSON, or giving a verdict the matrix did not
 # record for that kernel: a changed kernel behaviour must be looked at);
-# the host's verdicts differing from the matrix.  Not on a kernel the
+# the host's verdicts differing from the matrix; a topology shape whose
+# cidkit topo disagrees with the kernel's sched domains.  Not on a kernel the
 # matrix records as breaking rseq's promises.  The data file and the table
 # are rewritten either way: `git diff docs/` shows what changed.
 # Last line "N passed, N failed".
@@ -32,6 +33,18 @@ for k in $lines; do
 		echo "== $k on $a: $(scripts/kernel-lab list --kernel "$k" --arch "$a" 2>&1 | tail -n 1)"
 		if python3 tests/kernels/guest_suite.py scripts/kernel-lab "$k" "$a" 4 \
 			--abi-out "$out/$i.json"; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+		fi
+	done
+done
+# cidkit topo against the sched domains of every machine shape (make check
+# boots six of them: tests/kernels/topo_shapes.py QUICK).
+for a in x86_64 arm64; do
+	for s in $(python3 tests/kernels/topo_shapes.py --list "$a"); do
+		echo "== topology shape $s on $a (sid)"
+		if python3 tests/kernels/topo_shapes.py scripts/kernel-lab sid "$a" "$s"; then
 			passed=$((passed + 1))
 		else
 			failed=$((failed + 1))

@@ -3,6 +3,7 @@
 
   topo_shapes.py KERNEL-LAB KERNEL ARCH SHAPE
   topo_shapes.py --list ARCH                 the shapes of ARCH, one a line
+  topo_shapes.py --list-quick ARCH           the ones make check boots (QUICK)
 
 Boots KERNEL on ARCH once, with SHAPE's QEMU machine (-smp, NUMA nodes, CPU
 model) and sched_verbose, and in that one guest runs `cidkit topo --json
@@ -62,6 +63,13 @@ SHAPES = {
         "smt2": ("8,sockets=1,clusters=2,cores=2,threads=2", None, None,
                  "2 clusters x 2 cores x 2 threads"),
     },
+}
+
+# make check boots these (SMT, dies, unequal NUMA nodes; clusters, NUMA,
+# SMT under clusters); make check-kernels boots every shape.
+QUICK = {
+    "x86_64": ["2sockets-smt2", "dies", "numa3-unequal"],
+    "arm64": ["clusters", "numa2", "smt2"],
 }
 
 GUEST = r'''
@@ -223,8 +231,9 @@ def shape_groups(arch, smp, numa):
 
 
 def main():
-    if sys.argv[1] == "--list":
-        print("\n".join(SHAPES[sys.argv[2]]))
+    if sys.argv[1] in ("--list", "--list-quick"):
+        shapes = QUICK if sys.argv[1] == "--list-quick" else SHAPES
+        print("\n".join(shapes[sys.argv[2]]))
         return 0
     lab, kernel, arch, shape = sys.argv[1:5]
     smp, numa, cpu_model, what = SHAPES[arch][shape]
