@@ -126,6 +126,12 @@ expect_usage_error "--merge: not JSON" check --merge "$tmp/junk.json"
 run_status 2 check --merge "$tmp/s1.json" "$tmp/cut.json" "$tmp/s3.json"
 echo "$err" | grep -q '^cidkit: check: --merge: .*cut.json: not JSON (truncated at byte 700)$'
 ok $? "--merge: a truncated file is named, with where it ends"
+# A key given twice is refused (JSON_REJECT_DUPLICATES): here "k" is 1,
+# then 2 -- a reader keeping the last value would merge it as part 2.
+sed 's/"k": 2/"k": 1, "k": 2/' "$tmp/s2.json" >"$tmp/dup.json"
+run_status 2 check --merge "$tmp/s1.json" "$tmp/dup.json" "$tmp/s3.json"
+echo "$err" | grep -q '^cidkit: check: --merge: .*dup.json: not JSON (duplicate object key'
+ok $? "--merge: a key given twice is refused, the file named"
 # Each refusal for its own reason (not another check tripping later).
 for c in "other.json:the scenario differs" "p1.json:the options differ" \
 	"lazy.json:the policy differs"; do
