@@ -50,9 +50,10 @@ without running.  --every-run is the slow judge, for comparison.
                                            --> markers); later JSONs (reruns)
                                            override earlier verdicts
   mutate.py suite JSON --src DIR --build DIR [--suites unit,stress,sim]
-                                           judge JSON's survivors by meson
+                [--tests NAME,...]         judge JSON's survivors by meson
                                            test in a scratch copy DIR of
-                                           the tree (git archive)
+                                           the tree (git archive): those
+                                           suites, or only the tests named
 """
 import argparse
 import concurrent.futures
@@ -633,8 +634,11 @@ def cmd_suite(a):
             else:
                 cmd = ["meson", "test", "-C", build, "--no-rebuild",
                        "--num-processes", str(a.jobs)]
-                for su in a.suites.split(","):
-                    cmd += ["--suite", su]
+                if a.tests:
+                    cmd += a.tests.split(",")
+                else:
+                    for su in a.suites.split(","):
+                        cmd += ["--suite", su]
                 try:
                     t = subprocess.run(cmd, capture_output=True, text=True,
                                        timeout=a.timeout)
@@ -651,7 +655,7 @@ def cmd_suite(a):
         print(f"{r['id']:28} {r['suite']:9} {r.get('suite_where', '')}",
               flush=True)
         d["suite_command"] = " ".join(["scripts/mutate.py"] + sys.argv[1:])
-        d["suite_suites"] = a.suites
+        d["suite_suites"] = ("tests " + a.tests) if a.tests else a.suites
         d["suite_seconds"] = d.get("suite_seconds", 0) + 0
         json.dump(d, open(a.json, "w"), indent=1)
     d["suite_seconds"] = round(time.time() - t0) + d.get("suite_seconds", 0)
@@ -820,6 +824,7 @@ def main():
                    help="a scratch copy of the tree (git archive)")
     p.add_argument("--build", required=True, help="its plain build")
     p.add_argument("--suites", default="unit,stress,sim")
+    p.add_argument("--tests", help="test names, in place of --suites")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--timeout", type=int, default=900)
     a = ap.parse_args()
