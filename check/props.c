@@ -55,6 +55,7 @@
 
 #include "cid/cid_internal.h"
 #include "props.h"
+#include "props_lazy.h"
 #include "statecache.h"
 
 #define ONCPU 0x40000000u
@@ -104,6 +105,8 @@ struct props {
 	 * cache-local switch-in since the start ran alone) */
 	unsigned int ref_used;
 	bool ref_used_valid;
+	/* the lazy family's locality promises (props_lazy.c) */
+	struct props_lazy lz;
 };
 
 static unsigned int ld(const _Atomic unsigned int *p)
@@ -221,6 +224,8 @@ void props_reset(struct props *pr, struct cidk_cid_mm *mm)
 	pr->mm = mm;
 	pr->ref_used = ld(&mm->nr_cids_used); /* 0: the forks took none */
 	pr->ref_used_valid = true;
+	if (cidk__is_lazy_family(mm))
+		props_lazy_reset(&pr->lz, &pr->v, mm);
 	if (!ownership(pr))
 		return;
 	/* the initial forks ran single-threaded: take their outcome as given
@@ -271,6 +276,14 @@ void props_begin(struct props *pr, unsigned int tid, const struct scn_event *e)
 		for (unsigned int i = 0; i < pr->v.s->ntasks; i++)
 			if (i != tid && pr->in_ev[i])
 				pr->begin_alone[tid] = false;
+	}
+	if (cidk__is_lazy_family(mm)) {
+		bool alone = true;
+
+		for (unsigned int i = 0; i < pr->v.s->ntasks; i++)
+			if (i != tid && pr->in_ev[i])
+				alone = false;
+		props_lazy_begin(&pr->lz, &pr->v, mm, tid, e, alone);
 	}
 	if (!ownership(pr))
 		return;
@@ -477,6 +490,13 @@ void props_end(struct props *pr, unsigned int tid, const struct scn_event *e)
 	if (cidk__is_lazy_family(pr->mm) &&
 	    (e->kind == SCN_TICK || e->kind == SCN_RTU))
 		end_scan(pr, tid);
+	if (cidk__is_lazy_family(pr->mm)) {
+		char why[CHK_WHY];
+
+		if (props_lazy_end(&pr->lz, &pr->v, pr->mm, tid, e,
+				   !pr->other_ran[tid], why, sizeof(why)))
+			fail(pr, "%s", why);
+	}
 }
 
 /* ---- steps and quiescence ------------------------------------------------------ */
