@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include "cid/cid_internal.h"
+#include "memory.h"
 #include "props.h"
 #include "props_lazy.h"
 #include "statecache.h"
@@ -397,7 +398,7 @@ static void end_take(struct props *pr, unsigned int tid,
 	const char *rule;
 
 	if (pr->other_ran[tid] || !pr->begin_alone[tid] || e->lease ||
-	    cid == CIDK_CID_NONE) {
+	    cid == CIDK_CID_NONE || chk_mem_model() != CHK_MEM_SC) {
 		pr->ref_used_valid = false;
 		return;
 	}
@@ -449,8 +450,9 @@ static void end_scan(struct props *pr, unsigned int tid)
 
 	if (pr->other_ran[tid] || next == pr->begin_next_scan[tid] ||
 	    !pr->begin_next_scan[tid] || ld(&mm->scan_pos) != 0 ||
-	    mm->p.batch < mm->nr_cpu_ids)
-		return; /* no full pass (or armed only), or not alone */
+	    mm->p.batch < mm->nr_cpu_ids || chk_mem_model() != CHK_MEM_SC)
+		return; /* no full pass (or armed only), or not alone; or a
+			   weak model, where a load may read an older store */
 	now = next - mm->p.scan_period_ns;
 	for (unsigned int c = 0; c < mm->nr_cpu_ids; c++) {
 		const struct cidk__cid_slot *sl = &mm->slots[c];

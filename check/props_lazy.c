@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "cid/cid_internal.h"
+#include "memory.h"
 #include "props_lazy.h"
 
 static unsigned int ld(const _Atomic unsigned int *p)
@@ -82,7 +83,9 @@ void props_lazy_begin(struct props_lazy *pl, const struct props_view *v,
 	struct pl_begin *b = &pl->b[tid];
 
 	(void)e;
-	if (pl->off)
+	/* the design's rules are sequentially consistent ones: under a weak
+	 * model a load may read an older store, so nothing is checked */
+	if (pl->off || chk_mem_model() != CHK_MEM_SC)
 		return;
 	for (unsigned int c = 0; c < mm->nr_cpu_ids; c++) {
 		b->slot[c].word = ld(&mm->slots[c].word);
