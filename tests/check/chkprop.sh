@@ -42,6 +42,14 @@ property plant-lazy-compact cache-local lazy-put lazy-compact
 property plant-cl-take cache-local scan-race cl-take
 property plant-lazy-take lazy scan-race lazy-take
 property lazy:262:const:0 lazy switch-back users
+# the lazy family's locality (check/props_lazy.c): a switch-out that does
+# not stamp the time of last use, a migration that never moves a CID, an
+# exit that keeps its CPU's idle CID, a scan that ignores its period
+judge="$(dirname "$0")/judge"
+property lazy:167:drop:0 lazy lazy-put lazy-switch
+property lazy:217:ror:1 lazy scan-race lazy-migrate
+property lazy:256:ror:0 lazy "$judge/lazy-exit.scn" lazy-exit
+property lazy:334:const:0 lazy "$judge/lazy-scan.scn" lazy-scan
 run_status 1 check --mutant own-no-transit-clear --policy ownership --scenario switch-back
 echo "$out" | grep -q '^quiescence: own-transit: '
 ok $? "own-transit fails on own-no-transit-clear (switch-back), at quiescence"
