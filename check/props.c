@@ -41,7 +41,10 @@
  *                 with no other task stepping meanwhile: no idle slot keeps
  *                 a CID unused for more than the expiry, none keeps a CID at
  *                 or above the number of CIDs in use at the start, and a
- *                 busy slot at or above it is marked LAZY_PUT.
+ *                 busy slot at or above it is marked LAZY_PUT;
+ *   lazy-switch, lazy-migrate, lazy-exit, lazy-scan: what each event that
+ *                 ran alone leaves in the slots, the bitmap and the scan's
+ *                 schedule (check/props_lazy.c).
  * Slot marks (BUSY only while a task runs there with the slot's CID,
  * LAZY_PUT only with BUSY), never one CID used (or leased) twice, a
  * running task's CID below the policy's bound, nothing leaked:
