@@ -141,7 +141,7 @@ static void want_out(struct pl_want *w, unsigned int p, unsigned int cid,
 	}
 }
 
-/* the scan (task_mm_cid_work()) by the design; false: nothing to check */
+/* the scan (task_mm_cid_work()) by the design */
 static void want_scan(struct pl_want *w, const struct cidk_cid_mm *mm,
 		      const struct pl_begin *b)
 {
@@ -315,10 +315,11 @@ int props_lazy_end(struct props_lazy *pl, const struct props_view *v,
 	w.scan = false;
 	switch (e->kind) {
 	case SCN_IN: {
-		unsigned int s = b->slot[e->arg].word;
+		unsigned int s;
 
 		if (cid == CIDK_CID_NONE || e->arg >= mm->nr_cpu_ids)
 			goto out;
+		s = b->slot[e->arg].word;
 		if (idle(s) && cid == s) {
 			w.slot[e->arg].word = s | SLOT_BUSY;
 		} else if (s == SLOT_UNSET && !(b->bm & bit(cid)) &&
