@@ -53,6 +53,7 @@ struct cid_model {
 	bool in_event[CHK_MAX_THREADS];
 	unsigned int user_cid[CHK_MAX_THREADS];
 	unsigned int bound_at_in[CHK_MAX_THREADS];
+	unsigned int scan_ret[CHK_MAX_THREADS]; /* for props_lazy.c */
 	unsigned int cpu_of[SCN_MAX_CPUS];	/* who runs there, or NOBODY */
 	uint64_t now;
 	char event[CHK_MAX_THREADS][24];
@@ -197,10 +198,11 @@ static void run_event(struct cid_model *cm, unsigned int tid,
 		cidk_cid_set_affinity(cm->mm, t, cm->aff);
 		break;
 	case SCN_TICK:
-		cidk_cid_tick(cm->mm, t, cpu, cm->now);
+		cm->scan_ret[tid] = cidk_cid_tick(cm->mm, t, cpu, cm->now);
 		break;
 	case SCN_RTU:
-		cidk_cid_return_to_user(cm->mm, t, cpu, cm->now);
+		cm->scan_ret[tid] = cidk_cid_return_to_user(cm->mm, t, cpu,
+							     cm->now);
 		break;
 	}
 }
@@ -626,7 +628,8 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 				cidk_mask_set(cm->amask[i], c);
 	}
 	cm->pr = props_new(&(struct props_view){ s, &cm->p, cm->task, cm->alive,
-						 cm->in_user, cm->user_cid });
+						 cm->in_user, cm->user_cid,
+						 &cm->now, cm->scan_ret });
 	if (!cm->pr)
 		goto fail;
 	rc = cidk_cid_mm_create(p, s->cpus, cm->all, &probe);

@@ -56,6 +56,9 @@ const char *chk_memory_replay(const struct chk_opts *o);
 
 /* A new execution of @nthreads threads under @model. */
 void chk_mem_reset(unsigned int model, unsigned int nthreads);
+
+/* The model of the execution under way (enum chk_memory; sc before any). */
+unsigned int chk_mem_model(void);
 /*
  * The ways @tid's pending step may go (>= 1): @op (enum cidk__chk_op or
  * CHK_OP_*), @addr, @acc its width and order (cid_atomic.h CIDK__ACC).

@@ -41,7 +41,10 @@
  *                 with no other task stepping meanwhile: no idle slot keeps
  *                 a CID unused for more than the expiry, none keeps a CID at
  *                 or above the number of CIDs in use at the start, and a
- *                 busy slot at or above it is marked LAZY_PUT.
+ *                 busy slot at or above it is marked LAZY_PUT;
+ *   lazy-switch, lazy-migrate, lazy-exit, lazy-scan: what each event that
+ *                 ran alone leaves in the slots, the bitmap and the scan's
+ *                 schedule (check/props_lazy.c).
  * Slot marks (BUSY only while a task runs there with the slot's CID,
  * LAZY_PUT only with BUSY), never one CID used (or leased) twice, a
  * running task's CID below the policy's bound, nothing leaked:
@@ -54,7 +57,9 @@
 #include <string.h>
 
 #include "cid/cid_internal.h"
+#include "memory.h"
 #include "props.h"
+#include "props_lazy.h"
 #include "statecache.h"
 
 #define ONCPU 0x40000000u
@@ -104,6 +109,8 @@ struct props {
 	 * cache-local switch-in since the start ran alone) */
 	unsigned int ref_used;
 	bool ref_used_valid;
+	/* the lazy family's locality promises (props_lazy.c) */
+	struct props_lazy lz;
 };
 
 static unsigned int ld(const _Atomic unsigned int *p)
@@ -221,6 +228,8 @@ void props_reset(struct props *pr, struct cidk_cid_mm *mm)
 	pr->mm = mm;
 	pr->ref_used = ld(&mm->nr_cids_used); /* 0: the forks took none */
 	pr->ref_used_valid = true;
+	if (cidk__is_lazy_family(mm))
+		props_lazy_reset(&pr->lz, &pr->v, mm);
 	if (!ownership(pr))
 		return;
 	/* the initial forks ran single-threaded: take their outcome as given
@@ -271,6 +280,14 @@ void props_begin(struct props *pr, unsigned int tid, const struct scn_event *e)
 		for (unsigned int i = 0; i < pr->v.s->ntasks; i++)
 			if (i != tid && pr->in_ev[i])
 				pr->begin_alone[tid] = false;
+	}
+	if (cidk__is_lazy_family(mm)) {
+		bool alone = true;
+
+		for (unsigned int i = 0; i < pr->v.s->ntasks; i++)
+			if (i != tid && pr->in_ev[i])
+				alone = false;
+		props_lazy_begin(&pr->lz, &pr->v, mm, tid, e, alone);
 	}
 	if (!ownership(pr))
 		return;
@@ -384,7 +401,7 @@ static void end_take(struct props *pr, unsigned int tid,
 	const char *rule;
 
 	if (pr->other_ran[tid] || !pr->begin_alone[tid] || e->lease ||
-	    cid == CIDK_CID_NONE) {
+	    cid == CIDK_CID_NONE || chk_mem_model() != CHK_MEM_SC) {
 		pr->ref_used_valid = false;
 		return;
 	}
@@ -436,8 +453,9 @@ static void end_scan(struct props *pr, unsigned int tid)
 
 	if (pr->other_ran[tid] || next == pr->begin_next_scan[tid] ||
 	    !pr->begin_next_scan[tid] || ld(&mm->scan_pos) != 0 ||
-	    mm->p.batch < mm->nr_cpu_ids)
-		return; /* no full pass (or armed only), or not alone */
+	    mm->p.batch < mm->nr_cpu_ids || chk_mem_model() != CHK_MEM_SC)
+		return; /* no full pass (or armed only), or not alone; or a
+			   weak model, where a load may read an older store */
 	now = next - mm->p.scan_period_ns;
 	for (unsigned int c = 0; c < mm->nr_cpu_ids; c++) {
 		const struct cidk__cid_slot *sl = &mm->slots[c];
@@ -477,6 +495,13 @@ void props_end(struct props *pr, unsigned int tid, const struct scn_event *e)
 	if (cidk__is_lazy_family(pr->mm) &&
 	    (e->kind == SCN_TICK || e->kind == SCN_RTU))
 		end_scan(pr, tid);
+	if (cidk__is_lazy_family(pr->mm)) {
+		char why[CHK_WHY];
+
+		if (props_lazy_end(&pr->lz, &pr->v, pr->mm, tid, e,
+				   !pr->other_ran[tid], why, sizeof(why)))
+			fail(pr, "%s", why);
+	}
 }
 
 /* ---- steps and quiescence ------------------------------------------------------ */

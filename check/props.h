@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cidkit/cid.h>
 
@@ -32,6 +33,9 @@ struct props_view {
 	const bool *alive;
 	const bool *in_user;
 	const unsigned int *user_cid;
+	const uint64_t *now;		/* the model's clock */
+	const unsigned int *scan_ret;	/* what each task's last tick or
+					   return to user returned */
 };
 
 /* NULL when out of memory. */

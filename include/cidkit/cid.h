@@ -196,9 +196,11 @@ CIDK_EXPORT const char *cidk_cid_fix_name(unsigned int fix);
  * "NAME", or for ownership "NAME:FIXES" where FIXES is "current" (every
  * fix, the default), "v6.19" (none), "-F[-F...]" (every fix but those) or
  * "+F[+F...]" (v6.19 with only those), F a name of cidk_cid_fix_name()
- * in any case, each at most once.  Returns 0, or -EINVAL for an unknown
- * name, an unknown or repeated fix, a mix of + and -, or a suffix on a
- * policy that has no fixes (*p unchanged).
+ * in any case, each at most once; for lazy-batched "lazy-batched:B", B
+ * (1 to 65535, decimal) the CPUs one scan call visits (default 16).
+ * Returns 0, or -EINVAL for an unknown name, an unknown or repeated fix,
+ * a mix of + and -, a bad B, or a suffix on any other policy (*p
+ * unchanged).
  */
 CIDK_EXPORT int cidk_cid_params_parse(const char *spec,
 				      struct cidk_cid_params *p);
@@ -208,7 +210,8 @@ CIDK_EXPORT int cidk_cid_params_parse(const char *spec,
  * cidk_cid_params_parse() reads back to the same kind and fixes: "NAME",
  * "ownership:v6.19" when every fix is out, else "ownership:-F-F" when at
  * most half of the fixes are out, "ownership:+F+F" otherwise (fixes in
- * the order of their bits).  Writes at most @len bytes (NUL included).
+ * the order of their bits); "lazy-batched:B" when its batch is not the
+ * default 16.  Writes at most @len bytes (NUL included).
  * Returns the length of the full name (as snprintf), or -EINVAL for an
  * unknown kind or unknown fix bits.
  */

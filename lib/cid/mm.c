@@ -17,13 +17,16 @@
 
 #include "cid/cid_internal.h"
 
+/* lazy-batched's default: CPUs per scan call */
+#define LAZY_BATCH 16
+
 void cidk_cid_params_default(struct cidk_cid_params *p,
 			     enum cidk_cid_policy_kind kind)
 {
 	memset(p, 0, sizeof(*p));
 	p->kind = kind;
 	p->trigger = CIDK_CID_SCAN_RETURN_TO_USER;
-	p->batch = 16;
+	p->batch = LAZY_BATCH;
 	p->expiry_ns = CIDK_CID_EXPIRY_NS;
 	p->scan_period_ns = CIDK_CID_SCAN_PERIOD_NS;
 }
@@ -140,6 +143,9 @@ int cidk_cid_params_name(const struct cidk_cid_params *p, char *buf, size_t len)
 	    (p->reverted & ~CIDK_CID_FIXES_ALL))
 		return -EINVAL;
 	r = p->reverted;
+	if (p->kind == CIDK_CID_LAZY_BATCHED && p->batch != LAZY_BATCH)
+		return snprintf(buf, len, "%s:%u", policy_ops[p->kind]->name,
+				p->batch);
 	if (!r || p->kind != CIDK_CID_OWNERSHIP)
 		return snprintf(buf, len, "%s", policy_ops[p->kind]->name);
 	if (r == CIDK_CID_FIXES_ALL)
@@ -178,6 +184,20 @@ int cidk_cid_params_parse(const char *spec, struct cidk_cid_params *p)
 	name[len] = '\0';
 	if (cidk_cid_policy_parse(name, &kind))
 		return -EINVAL;
+	if (colon && kind == CIDK_CID_LAZY_BATCHED && strcmp(colon + 1, "current")) {
+		/* "lazy-batched:B": B CPUs per scan call, 1 to 65535 */
+		const char *d = colon + 1;
+		unsigned long b = 0;
+
+		if (!*d || strlen(d) > 5 || strspn(d, "0123456789") != strlen(d))
+			return -EINVAL;
+		b = strtoul(d, NULL, 10);
+		if (!b || b > 65535)
+			return -EINVAL;
+		cidk_cid_params_default(p, kind);
+		p->batch = (unsigned int)b;
+		return 0;
+	}
 	if (colon) {
 		if (parse_fixes(colon + 1, &reverted))
 			return -EINVAL;

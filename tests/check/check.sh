@@ -66,8 +66,8 @@ mutants="take-test-then-set:bitmap:switch-back:safety
 bitmap-put-early:bitmap:switch-back:quiescence
 inherit-no-put:inherit:switch-back:quiescence
 inherit-no-bound:inherit:exit-shrink:safety
-lazy-scan-busy:lazy:scan-race:quiescence
-lazy-put-keeps-slot:lazy:scan-race:quiescence
+lazy-scan-busy:lazy:scan-race:safety
+lazy-put-keeps-slot:lazy:scan-race:safety
 own-no-transit-clear:ownership:switch-back:quiescence
 own-walk-drop-running:ownership:switch-back:quiescence
 own-keep-transit:ownership:switch-back:quiescence

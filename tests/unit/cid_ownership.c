@@ -264,6 +264,12 @@ static const struct {
 	{ "ownership:v7.0", -EINVAL, 0 },
 	{ "lazy:-W1", -EINVAL, 0 },
 	{ "lazy:v6.19", -EINVAL, 0 },
+	{ "lazy:2", -EINVAL, 0 },
+	{ "lazy-batched:0", -EINVAL, 0 },
+	{ "lazy-batched:", -EINVAL, 0 },
+	{ "lazy-batched:2x", -EINVAL, 0 },
+	{ "lazy-batched:-W1", -EINVAL, 0 },
+	{ "lazy-batched:65536", -EINVAL, 0 },
 	{ "nope:-W1", -EINVAL, 0 },
 };
 
@@ -323,6 +329,21 @@ static void test_params(void)
 	cidk_cid_params_default(&p, CIDK_CID_LAZY);
 	ok(cidk_cid_params_name(&p, buf, sizeof(buf)) == 4 && !strcmp(buf, "lazy"),
 	   "name: a policy without fixes is its name");
+	/* lazy-batched:B: the batch, and the name reads back to it */
+	memset(&p, 0xa5, sizeof(p));
+	ok(!cidk_cid_params_parse("lazy-batched:2", &p) &&
+	   p.kind == CIDK_CID_LAZY_BATCHED && p.batch == 2 && p.reverted == 0 &&
+	   p.trigger == CIDK_CID_SCAN_RETURN_TO_USER &&
+	   cidk_cid_params_name(&p, buf, sizeof(buf)) == 14 &&
+	   !strcmp(buf, "lazy-batched:2"),
+	   "parse \"lazy-batched:2\": batch 2, named back so (%s)", buf);
+	ok(!cidk_cid_params_parse("lazy-batched:65535", &p) &&
+	   p.batch == 65535, "parse \"lazy-batched:65535\": the largest batch");
+	ok(!cidk_cid_params_parse("lazy-batched", &p) && p.batch == 16 &&
+	   cidk_cid_params_name(&p, buf, sizeof(buf)) == 12 &&
+	   !strcmp(buf, "lazy-batched"),
+	   "lazy-batched: the default batch 16, named without a suffix (%s)",
+	   buf);
 	/* every mask: the name reads back to the same fixes */
 	for (unsigned int r = 0; r <= CIDK_CID_FIXES_ALL; r++) {
 		struct cidk_cid_params q;
