@@ -610,7 +610,11 @@ int chk_xp_run_one(struct exec_out *out, enum mode mode)
 			X.nnodes = dfs ? step + 1 : 0;
 			return 0;
 		}
-		count_state(step);
+		/* a step of the replayed prefix before the changed choice
+		 * (X.target - 1) reaches the state it reached last time: its
+		 * hash is in the set and in X.hist[step] already */
+		if (!dfs || step + 1 >= X.target)
+			count_state(step);
 		if (X.m->check_step &&
 		    X.m->check_step(X.m->ctx, out->why, sizeof(out->why))) {
 			out->violation = true;
