@@ -138,7 +138,7 @@ struct chk_replay {
  * of its fresh nodes (those past the point it backed up to) whose subtree
  * is estimated at most 1/@units of the bound's tree, or at its end (a
  * unit of one schedule).  The estimate comes from the execution itself
- * (explore.c, estimates()).  Every part walks the same nodes above the
+ * (explore_shard.c, estimates()).  Every part walks the same nodes above the
  * units as one unsharded search does (so sleep sets carry the same state
  * down) and explores a unit -- counting its first execution -- only when
  * mine() says so; @estimate is the unit's estimated size.

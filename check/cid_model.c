@@ -58,7 +58,80 @@ struct cid_model {
 	uint64_t now;
 	char event[CHK_MAX_THREADS][24];
 	struct props *pr; /* the policies' promises (props.h) */
+	/* the mm as created, byte for byte (mm_save) */
+	unsigned char *fresh;
+	size_t fresh_len;
 };
+
+/*
+ * The blocks of the mm (lib/cid/mm.c, cidk_cid_mm_create: the mm, its
+ * two masks, the slots, the shards and totals; lib/cid allocates nothing
+ * else that lives from one event to the next); full_state hashes the same.
+ * Block @i of @mm into *@p, its size returned; 0: no block @i.
+ */
+static size_t mm_block(struct cidk_cid_mm *mm, unsigned int i, void **p)
+{
+	switch (i) {
+	case 0:
+		*p = mm;
+		return sizeof(*mm);
+	case 1:
+	case 2:
+		*p = i == 1 ? mm->cidmask : mm->allowed;
+		return sizeof(struct cidk_mask) +
+		       ((struct cidk_mask *)*p)->nwords * sizeof(unsigned long);
+	case 3:
+		*p = mm->slots;
+		return sizeof(*mm->slots) * mm->nr_cpu_ids;
+	case 4:
+		*p = mm->shards;
+		return sizeof(*mm->shards) * (mm->shard_mask + 2u);
+	default:
+		return 0;
+	}
+}
+
+/* Keep the bytes of the mm just created (cm->fresh); 0 or -ENOMEM. */
+static int mm_save(struct cid_model *cm)
+{
+	size_t n = 0, len;
+	void *b;
+
+	for (unsigned int i = 0; (len = mm_block(cm->mm, i, &b)); i++)
+		n += len;
+	cm->fresh = malloc(n);
+	if (!cm->fresh)
+		return -ENOMEM;
+	cm->fresh_len = n;
+	n = 0;
+	for (unsigned int i = 0; (len = mm_block(cm->mm, i, &b)); i++, n += len)
+		memcpy(cm->fresh + n, b, len);
+	return 0;
+}
+
+/*
+ * The mm back to what cidk_cid_mm_create made, in place: the same bytes
+ * at the same addresses every execution.  (Freed and created again, the
+ * mm landed at one of a few layouts, by the malloc history of the
+ * process; addresses are in the state cache's fingerprint -- the pending
+ * steps' words, the pointers on the stacks and in the mm -- so one state
+ * had several fingerprints, and the counts with the cache depended on
+ * what the process had run before.)  The block sizes are read from the
+ * fresh copy, never from the mm an execution left.
+ */
+static void mm_restore(struct cid_model *cm)
+{
+	struct cidk_cid_mm *mm = cm->mm;
+	const struct cidk_cid_mm *fresh = (const void *)cm->fresh;
+	void *blk[5] = { mm, fresh->cidmask, fresh->allowed, fresh->slots,
+			 fresh->shards };
+	size_t n = 0, len;
+	void *b;
+
+	for (unsigned int i = 0; (len = mm_block((struct cidk_cid_mm *)fresh,
+						 i, &b)); i++, n += len)
+		memcpy(blk[i], cm->fresh + n, len);
+}
 
 static unsigned int promised_bound(struct cid_model *cm)
 {
@@ -86,10 +159,7 @@ static void reset(void *ctx)
 	struct cid_model *cm = ctx;
 	const struct scenario *s = cm->s;
 
-	cidk_cid_mm_destroy(cm->mm);
-	cm->mm = NULL;
-	if (cidk_cid_mm_create(&cm->p, s->cpus, cm->all, &cm->mm))
-		abort(); /* parameters were validated by cid_model_new */
+	mm_restore(cm);
 	cm->now = 0;
 	for (unsigned int c = 0; c < s->cpus; c++)
 		cm->cpu_of[c] = NOBODY;
@@ -569,11 +639,6 @@ static uint64_t state_hash(void *ctx)
 	return h;
 }
 
-static void fp_mask(struct chk_fp *f, const struct cidk_mask *m)
-{
-	chk_fp_bytes(f, m, sizeof(*m) + m->nwords * sizeof(m->bits[0]));
-}
-
 /*
  * The state cache's view (chk_model.full_state): every byte of the mm and
  * of what hangs off it (lib/cid keeps no other state), the tasks, this
@@ -583,14 +648,13 @@ static void fp_mask(struct chk_fp *f, const struct cidk_mask *m)
 static void full_state(void *ctx, struct chk_fp *f)
 {
 	struct cid_model *cm = ctx;
-	const struct cidk_cid_mm *mm = cm->mm;
+	struct cidk_cid_mm *mm = cm->mm;
 
-	chk_fp_bytes(f, mm, sizeof(*mm));
-	fp_mask(f, mm->cidmask);
-	fp_mask(f, mm->allowed);
-	chk_fp_bytes(f, mm->slots, sizeof(*mm->slots) * mm->nr_cpu_ids);
-	chk_fp_bytes(f, mm->shards,
-		     sizeof(*mm->shards) * (mm->shard_mask + 2u));
+	size_t len;
+	void *b;
+
+	for (unsigned int i = 0; (len = mm_block(mm, i, &b)); i++)
+		chk_fp_bytes(f, b, len);
 	chk_fp_bytes(f, cm->task, sizeof(cm->task));
 	chk_fp_bytes(f, cm->pc, (size_t)((const char *)&cm->now -
 					 (const char *)cm->pc) +
@@ -602,7 +666,6 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 		  struct chk_model *m, struct cid_model **out)
 {
 	struct cid_model *cm = calloc(1, sizeof(*cm));
-	struct cidk_cid_mm *probe = NULL;
 	int rc = -ENOMEM;
 
 	if (!cm)
@@ -632,10 +695,9 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 						 &cm->now, cm->scan_ret });
 	if (!cm->pr)
 		goto fail;
-	rc = cidk_cid_mm_create(p, s->cpus, cm->all, &probe);
-	if (rc)
+	rc = cidk_cid_mm_create(p, s->cpus, cm->all, &cm->mm);
+	if (rc || (rc = mm_save(cm)))
 		goto fail;
-	cidk_cid_mm_destroy(probe);
 
 	memset(m, 0, sizeof(*m));
 	m->nthreads = s->ntasks;
@@ -667,6 +729,7 @@ void cid_model_free(struct cid_model *cm)
 	if (!cm)
 		return;
 	cidk_cid_mm_destroy(cm->mm);
+	free(cm->fresh);
 	cidk_mask_free(cm->all);
 	cidk_mask_free(cm->aff);
 	props_free(cm->pr);

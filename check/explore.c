@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * check/explore.c - the scheduler and the schedule search (see
- * chk.h for what they promise).
+ * chk.h for what they promise).  Its state and the parts in other files
+ * (--replay, --random, sharding, the state cache's fingerprint, the
+ * messages of a violation) are in explore_int.h, internal to explore*.c.
  *
  * Threads are coroutines (coro.h) on stacks allocated once.  Control
  * passes to a thread only from the scheduler (run_step) and back only at
@@ -19,105 +21,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "chk.h"
-#include "coro.h"
+#include "explore_int.h"
 #include "memory.h"
-#include "statecache.h"
-#include "util/prng.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
-#define CHK_ASAN 1
 #endif
 
-#define STACK_SIZE (256u * 1024)
-#define NO_THREAD 0xffu
+struct chk_xp chk_xp;
 
-struct thr {
-	struct coro co;
-	bool finished;
-	int op;			/* the pending op */
-	unsigned int acc;	/* its width and order (CIDK__ACC) */
-	const void *addr;
-	struct cidk__site site;
-	uint64_t spin_epoch;	/* write epoch when its last SPIN ran */
-};
-
-struct pend {
-	int op;
-	const void *addr;
-};
-
-/* One point of the current schedule. */
-struct node {
-	uint8_t enabled, chosen, done, sleep, prev;
-	uint8_t cut;	       /* choices the bound refused (counted once) */
-	unsigned int preempts; /* preemptions before this point */
-	/* memory ways (check/memory.h) of the chosen thread's step: taken,
-	 * offered, weak choices before this point, refused by the bound */
-	uint8_t way, ways, wcut;
-	unsigned int weak;
-	struct pend pend[CHK_MAX_THREADS];
-	struct chk_fp fp;      /* the state here (state cache) */
-};
-
-/* The exploration in progress (one per process). */
-static struct {
-	const struct chk_model *m;
-	const struct chk_opts *o;
-	struct thr t[CHK_MAX_THREADS];
-	struct coro main_co;
-	unsigned int cur;	/* the running thread, or NO_THREAD */
-	bool in_thread;
-	bool corrupt;		/* X.cur's pending step is outside the state */
-	uint64_t write_epoch;
-	/* the current execution */
-	struct chk_step *log;
-	unsigned long nlog, cap;
-	uint64_t *hist;		/* the state hash after each step */
-	unsigned long hist_cap;
-	bool states_kept;	/* the log's states moved to a result */
-	/* the search */
-	struct node *nodes;
-	unsigned long nnodes, target, nodes_cap;
-	unsigned int bound;
-	unsigned long cut;	/* choices refused by the last bound */
-	/* replay: the directive being followed, what it counted so far,
-	 * whether it picked the last step, was its thread inside @until */
-	unsigned int ri;
-	unsigned long rn;
-	bool rpicked, rinside, rstop;
-	char replay_err[CHK_WHY];
-	/* PCT */
-	struct cidk__prng rng;
-	unsigned int prio[CHK_MAX_THREADS];
-	unsigned long change_at[8];
-	unsigned int nchange;
-	/* distinct states, and the bound at which each was first seen */
-	uint64_t *set;
-	uint8_t *setb;
-	unsigned long set_cap, set_n;
-	/* sharding (chk_opts.shard): the current unit's root depth, the
-	 * next unit's number and the current one's, is the search inside a
-	 * unit of ours, the largest estimate of a unit (0: not known yet) */
-	unsigned long unit_root, unit, cur_unit;
-	bool admitted;
-	double thresh;
-	/* lock holders, for liveness messages */
-	const void *lock_addr[16];
-	unsigned int lock_holder[16];
-	unsigned int nlocks;
-	/* the state cache (statecache.h), each thread's stack fingerprint */
-	struct sc_table *sc;
-	struct chk_fp stack_fp[CHK_MAX_THREADS];
-	unsigned long sc_hits;
-	size_t stack_zero;	/* the top of each stack zeroed per execution */
-	uint8_t stack_dirty;	/* threads run since their stack_fp */
-#ifdef CHK_ASAN
-	void *fake_stack;
-#endif
-} X;
 
 /* ---- coroutines --------------------------------------------------------------- */
 
@@ -187,55 +100,6 @@ static int threads_init(void)
 		t->spin_epoch = UINT64_MAX;
 	}
 	return 0;
-}
-
-/* ---- state cache hooks (statecache.h says what a state is) ---------------- */
-
-bool chk_state_cache_available(void)
-{
-#if defined(CHK_ASAN) || !defined(__x86_64__)
-	return false;
-#else
-	return true;
-#endif
-}
-
-/*
- * The whole state before step @step, the last thread @last: the model's
- * (full_state), every thread's (finished, pending step, SPIN able to run,
- * stack) and the scheduler's (the depth, the last thread).
- */
-static void state_fp(struct chk_fp *f, unsigned long step, unsigned int last)
-{
-	for (unsigned int i = 0; i < X.m->nthreads; i++)
-		if (X.stack_dirty & (1u << i))
-			sc_stack_fp(&X.t[i].co, X.t[i].finished,
-				    &X.stack_fp[i]);
-	X.stack_dirty = 0;
-	chk_fp_init(f);
-	chk_fp_u64(f, step);
-	chk_fp_u64(f, last);
-	for (unsigned int i = 0; i < X.m->nthreads; i++) {
-		const struct thr *t = &X.t[i];
-
-		chk_fp_u64(f, (uint64_t)(unsigned int)t->op << 2 |
-				      (uint64_t)t->finished << 1 |
-				      (t->spin_epoch == X.write_epoch));
-		chk_fp_u64(f, (uint64_t)(uintptr_t)t->addr);
-		chk_fp_u64(f, (uint64_t)(uintptr_t)t->site.file);
-		chk_fp_u64(f, (uint64_t)(uintptr_t)t->site.func ^
-				      (uint64_t)t->site.line << 48);
-		chk_fp_u64(f, X.stack_fp[i].a);
-		chk_fp_u64(f, X.stack_fp[i].b);
-	}
-	X.m->full_state(X.m->ctx, f);
-}
-
-/* An execution met max_steps: the states on its path are explored again. */
-static void cache_taint(unsigned long step)
-{
-	for (unsigned long i = 0; i < step; i++)
-		sc_taint(X.sc, &X.nodes[i].fp);
 }
 
 static void threads_free(void)
@@ -521,95 +385,8 @@ static unsigned long loop_period(unsigned long n)
 	return 0;
 }
 
-struct exec_out {
-	bool violation;
-	bool mistake;	 /* with violation: the scenario's, not the code's */
-	bool step_cut;	 /* max_steps reached, no loop: inconclusive */
-	bool starved;	 /* max_steps reached in a cycle that starves a
-			    thread: an unfair schedule, dropped */
-	char property[32];
-	char why[CHK_WHY];
-	bool cut; /* stopped by the sleep sets: covered elsewhere */
-};
 
-static const char *const op_names[] = {
-	[CIDK__OP_LOAD] = "load", [CIDK__OP_STORE] = "store",
-	[CIDK__OP_RMW] = "rmw", [CIDK__OP_CAS] = "cas",
-	[CIDK__OP_LOCK] = "lock", [CIDK__OP_UNLOCK] = "unlock",
-};
 
-/* @tid's pending step would touch memory outside the shared state. */
-static void corrupt_why(unsigned int tid, char *why, size_t len)
-{
-	const struct thr *t = &X.t[tid];
-
-	snprintf(why, len,
-		 "%s's next step, %s at %s:%u %s, is on an address outside "
-		 "the shared state (an index out of range, or a CID with flag "
-		 "bits left in it); it was not run",
-		 X.m->thread_name(X.m->ctx, tid), op_names[t->op],
-		 chk_short_file(t->site.file), t->site.line,
-		 t->site.func ? t->site.func : "?");
-}
-
-/*
- * Nothing can run, and every thread left waits at the start of an event
- * (the model does not enable it: its CPU is taken, it is not forked):
- * the scenario's script cannot finish, whatever the code under test does.
- */
-static bool only_events_wait(void)
-{
-	for (unsigned int i = 0; i < X.m->nthreads; i++)
-		if (!X.t[i].finished && X.t[i].op != CHK_OP_START &&
-		    X.t[i].op != CHK_OP_EVENT)
-			return false;
-	return true;
-}
-
-static void liveness_why(char *why, size_t len)
-{
-	size_t n = 0;
-
-	for (unsigned int i = 0; i < X.m->nthreads && n < len; i++) {
-		const struct thr *t = &X.t[i];
-		const char *name = X.m->thread_name(X.m->ctx, i);
-
-		if (t->finished)
-			continue;
-		if (t->op == CIDK__OP_SPIN) {
-			n += (size_t)snprintf(why + n, len - n,
-					      "%s%s spins in %s (%s:%u) and no other thread can change what it waits for",
-					      n ? "; " : "", name, t->site.func,
-					      chk_short_file(t->site.file), t->site.line);
-		} else if (t->op == CIDK__OP_LOCK) {
-			const char *holder = "?";
-			char buf[64];
-			const char *an = X.m->addr_name ?
-				X.m->addr_name(X.m->ctx, t->addr, buf, sizeof(buf)) : NULL;
-
-			for (unsigned int j = 0; j < X.nlocks; j++)
-				if (X.lock_addr[j] == t->addr &&
-				    X.lock_holder[j] != NO_THREAD)
-					holder = X.m->thread_name(X.m->ctx,
-								  X.lock_holder[j]);
-			n += (size_t)snprintf(why + n, len - n,
-					      "%s%s waits in %s (%s:%u) for lock %s, held by %s",
-					      n ? "; " : "", name, t->site.func,
-					      chk_short_file(t->site.file), t->site.line,
-					      an ? an : "?", holder);
-		} else {
-			char buf[96];
-			const char *w = X.m->waiting ?
-				X.m->waiting(X.m->ctx, i, buf, sizeof(buf)) : NULL;
-
-			n += (size_t)snprintf(why + n, len - n, "%s%s %s",
-					      n ? "; " : "", name,
-					      w ? w : "cannot start its next event");
-		}
-	}
-}
-
-enum mode { DFS, PCT, REPLAY };
 
 /*
  * The memory way (check/memory.h) of step @step, offered @ways after
@@ -652,104 +429,11 @@ static int pick_way(enum mode mode, unsigned long step, unsigned int ways,
 	return 0;
 }
 
-static void replay_next(void)
-{
-	X.ri++;
-	X.rn = 0;
-	X.rpicked = X.rinside = false;
-}
-
-/* Has the current directive done what it says? */
-static bool replay_done(const struct chk_replay *d, const struct thr *t,
-			bool can)
-{
-	if (d->until) {
-		bool in = !t->finished && t->site.func &&
-			  !strcmp(t->site.func, d->until);
-
-		X.rn += in && !X.rinside;
-		X.rinside = in;
-		return X.rn == d->nth;
-	}
-	if (d->events) {
-		X.rn += X.rpicked &&
-			(t->finished || t->op == CHK_OP_EVENT);
-		return X.rn == d->events;
-	}
-	if (d->steps)
-		return X.rn == d->steps;
-	return !can; /* as long as it can */
-}
-
-/*
- * A T@FUNC[*K] directive whose thread finished first: it never reached
- * FUNC (a misspelt name?), or reached it fewer than K times.
- */
-static void replay_until_why(const struct chk_replay *d)
-{
-	const char *name = X.m->thread_name(X.m->ctx, d->tid);
-
-	if (!X.rn)
-		snprintf(X.replay_err, sizeof(X.replay_err),
-			 "directive %u: %s finished without reaching function "
-			 "'%s' (no step of %s is in a function of that name)",
-			 X.ri + 1, name, d->until, name);
-	else
-		snprintf(X.replay_err, sizeof(X.replay_err),
-			 "directive %u: %s entered function '%s' %lu time(s), "
-			 "then finished (the directive asks for %lu)",
-			 X.ri + 1, name, d->until, X.rn, d->nth);
-}
-
-/*
- * The replay's choice among the enabled threads @e: the current
- * directive's thread, or after the last one the thread that ran last
- * (no preemption) or the first enabled.  -EINVAL when a directive cannot
- * be followed; 1 at a stop directive.
- */
-static int replay_pick(uint8_t e, unsigned int last, unsigned int *c)
-{
-	while (X.ri < X.o->nreplay) {
-		const struct chk_replay *d = &X.o->replay[X.ri];
-		const struct thr *t = &X.t[d->tid];
-		bool can = e & (1u << d->tid);
-		const char *name;
-
-		if (d->stop) {
-			X.ri++;
-			return 1;
-		}
-		if (replay_done(d, t, can)) {
-			replay_next();
-			continue;
-		}
-		if (!can) {
-			if (d->until && t->finished) {
-				replay_until_why(d);
-				return -EINVAL;
-			}
-			name = X.m->thread_name(X.m->ctx, d->tid);
-			snprintf(X.replay_err, sizeof(X.replay_err),
-				 "directive %u: %s %s before it was done",
-				 X.ri + 1, name,
-				 t->finished ? "finished" : "cannot run");
-			return -EINVAL;
-		}
-		X.rn += !d->until && !d->events;
-		X.rpicked = true;
-		*c = d->tid;
-		return 0;
-	}
-	*c = last != NO_THREAD && (e & (1u << last)) ? last
-						     : (unsigned int)__builtin_ctz(e);
-	return 0;
-}
-
 /*
  * Run one execution: follow the nodes up to X.target, then extend by the
  * default choice (DFS), by priority (PCT), or by the directives (REPLAY).
  */
-static int run_one(struct exec_out *out, enum mode mode)
+int chk_xp_run_one(struct exec_out *out, enum mode mode)
 {
 	bool dfs = mode == DFS; /* only the DFS keeps search nodes */
 	unsigned int last = NO_THREAD;
@@ -784,10 +468,10 @@ static int run_one(struct exec_out *out, enum mode mode)
 				}
 			} else {
 				out->violation = true;
-				out->mistake = only_events_wait();
+				out->mistake = chk_xp_only_events_wait();
 				strcpy(out->property,
 				       out->mistake ? "scenario" : "liveness");
-				liveness_why(out->why, sizeof(out->why));
+				chk_xp_liveness_why(out->why, sizeof(out->why));
 			}
 			X.nnodes = dfs ? step : 0;
 			return 0;
@@ -820,13 +504,13 @@ static int run_one(struct exec_out *out, enum mode mode)
 				out->step_cut = true;
 			}
 			if (X.sc && dfs)
-				cache_taint(step);
+				chk_xp_cache_taint(step);
 			X.nnodes = dfs ? step : 0;
 			return 0;
 		}
 
 		if (mode == REPLAY) {
-			rc = replay_pick(e, last, &c);
+			rc = chk_xp_replay_pick(e, last, &c);
 			if (rc == 1) {
 				X.rstop = true;
 				return 0;
@@ -873,7 +557,7 @@ static int run_one(struct exec_out *out, enum mode mode)
 					nd->pend[i].addr = X.t[i].addr;
 				}
 				if (X.sc) { /* a state explored before: ends here */
-					state_fp(&nd->fp, step, last);
+					chk_xp_state_fp(&nd->fp, step, last);
 					if (sc_visit(X.sc, &nd->fp,
 						     X.bound - preempts, sleep)) {
 						X.sc_hits++;
@@ -920,13 +604,17 @@ static int run_one(struct exec_out *out, enum mode mode)
 		if (mode == REPLAY && X.o->state_every_step)
 			X.log[X.nlog - 1].state = capture_dump();
 		if (X.corrupt) {
-			corrupt_why(c, out->why, sizeof(out->why));
+			chk_xp_corrupt_why(c, out->why, sizeof(out->why));
 			out->violation = true;
 			strcpy(out->property, "corruption");
 			X.nnodes = dfs ? step + 1 : 0;
 			return 0;
 		}
-		count_state(step);
+		/* a step of the replayed prefix before the changed choice
+		 * (X.target - 1) reaches the state it reached last time: its
+		 * hash is in the set and in X.hist[step] already */
+		if (!dfs || step + 1 >= X.target)
+			count_state(step);
 		if (X.m->check_step &&
 		    X.m->check_step(X.m->ctx, out->why, sizeof(out->why))) {
 			out->violation = true;
@@ -943,20 +631,6 @@ static int run_one(struct exec_out *out, enum mode mode)
 	}
 }
 
-/*
- * Does a choice the bound refused at node @i count here?  Unsharded,
- * always; in a part, when the node is inside the part's current unit, or
- * above every unit (walked alike by each part) in the one part that
- * counts those: the parts' cuts then add up to one search's.
- */
-static bool cut_counts(unsigned long i)
-{
-	if (!X.o->shard)
-		return true;
-	if (X.admitted && i >= X.unit_root)
-		return true;
-	return X.o->shard->count_top;
-}
 
 /* The next schedule of the DFS at the current bound: false when done. */
 static bool backtrack(void)
@@ -976,7 +650,7 @@ static bool backtrack(void)
 			}
 			if (X.bound == X.o->preemptions && !nd->wcut) {
 				nd->wcut = 1;
-				X.cut += cut_counts(i);
+				X.cut += chk_xp_cut_counts(i);
 			}
 		}
 
@@ -994,7 +668,7 @@ static bool backtrack(void)
 				if (X.bound == X.o->preemptions &&
 				    !(nd->cut & (1u << b))) {
 					nd->cut |= (uint8_t)(1u << b);
-					X.cut += cut_counts(i);
+					X.cut += chk_xp_cut_counts(i);
 				}
 				continue;
 			}
@@ -1028,7 +702,7 @@ static char *capture_dump(void)
 }
 
 /* The current execution's trace and state, into @r. */
-static int save_trace(struct chk_result *r)
+int chk_xp_save_trace(struct chk_result *r)
 {
 	struct chk_step *tr;
 	unsigned int pre = 0;
@@ -1056,14 +730,14 @@ static int save_trace(struct chk_result *r)
 }
 
 /* A violation: kept when it is the first or shorter than the one kept. */
-static int keep(struct chk_result *r, const struct exec_out *out)
+int chk_xp_keep(struct chk_result *r, const struct exec_out *out)
 {
 	int rc;
 
 	if ((r->verdict == CHK_VIOLATION || r->verdict == CHK_MISTAKE) &&
 	    r->trace_len <= X.nlog && !out->mistake)
 		return 0;
-	rc = save_trace(r);
+	rc = chk_xp_save_trace(r);
 	if (rc)
 		return rc;
 	r->verdict = out->mistake ? CHK_MISTAKE : CHK_VIOLATION;
@@ -1073,45 +747,6 @@ static int keep(struct chk_result *r, const struct exec_out *out)
 	return 0;
 }
 
-/* One execution by the directives; its trace is kept, violation or not. */
-static int explore_replay(struct chk_result *r)
-{
-	struct exec_out out;
-	int rc = run_one(&out, REPLAY);
-
-	if (rc == -EINVAL) {
-		snprintf(r->why, sizeof(r->why), "%s", X.replay_err);
-		return rc;
-	}
-	if (rc)
-		return rc;
-	r->schedules = 1;
-	r->steps = X.nlog;
-	if (out.violation) {
-		X.states_kept = true;
-		return keep(r, &out);
-	}
-	out.step_cut |= out.starved; /* one schedule: cut, whatever the cycle */
-	if (X.ri < X.o->nreplay && !out.step_cut) {
-		if (!X.o->replay[X.ri].until) {
-			snprintf(r->why, sizeof(r->why),
-				 "directive %u: every thread finished before it",
-				 X.ri + 1);
-			return -EINVAL;
-		}
-		/* the last thread finished inside an unfinished @FUNC */
-		replay_until_why(&X.o->replay[X.ri]);
-		snprintf(r->why, sizeof(r->why), "%s", X.replay_err);
-		return -EINVAL;
-	}
-	r->stopped = X.rstop;
-	if (out.step_cut) {
-		r->step_cuts = 1;
-		r->verdict = CHK_LIMIT;
-	}
-	X.states_kept = true;
-	return save_trace(r);
-}
 
 static double now_s(void)
 {
@@ -1121,115 +756,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int explore_pct(struct chk_result *r)
-{
-	unsigned long est = 64;
-	struct exec_out out;
-	int rc = 0;
-
-	cidk__prng_seed(&X.rng, X.o->seed);
-	for (unsigned long k = 0; k < X.o->random; k++) {
-		unsigned int n = X.m->nthreads;
-		unsigned int d = X.o->pct_depth ? X.o->pct_depth : 3;
-
-		/* random distinct priorities above the change points' */
-		for (unsigned int i = 0; i < n; i++)
-			X.prio[i] = 8 + i;
-		for (unsigned int i = n; i > 1; i--) {
-			unsigned int j = (unsigned int)cidk__prng_below(&X.rng, i);
-			unsigned int tmp = X.prio[i - 1];
-
-			X.prio[i - 1] = X.prio[j];
-			X.prio[j] = tmp;
-		}
-		X.nchange = d - 1 < 8 ? d - 1 : 7;
-		for (unsigned int j = 0; j < X.nchange; j++)
-			X.change_at[j] = cidk__prng_below(&X.rng, est);
-		rc = run_one(&out, PCT);
-		if (rc)
-			return rc;
-		r->schedules++;
-		r->steps += X.nlog;
-		r->step_cuts += out.step_cut;
-		r->starved += out.starved;
-		if (X.nlog > est)
-			est = X.nlog;
-		if (out.violation) {
-			rc = keep(r, &out);
-			if (rc || !X.o->keep_searching || out.mistake)
-				return rc;
-		}
-		if (X.o->progress && !(r->schedules & 0x3fff))
-			X.o->progress(X.o->progress_arg, r->schedules);
-	}
-	return 0;
-}
-
-/* ---- sharding (chk_opts.shard; see chk.h) ------------------------------------- */
-
-/*
- * The estimated size of the subtree below node @d of the execution just
- * run, for each fresh node d (from X.target on), into @est: its free
- * branchings (switches where the last thread cannot go on: every
- * available thread) times the ways to place at most the preemptions left
- * at d among its preemption points (the elementary symmetric sums, up to
- * that degree, of the other threads available there).
- */
-static void estimates(double *est)
-{
-	double e[CHK_MAX_BOUND + 1] = { 1 }, free_ = 1;
-
-	est[X.nnodes] = 1;
-	for (unsigned long d = X.nnodes; d-- > X.target;) {
-		const struct node *nd = &X.nodes[d];
-		unsigned int k = (unsigned int)__builtin_popcount(
-			nd->enabled & (uint8_t)~(X.o->sleep_sets ? nd->sleep : 0));
-		unsigned int left = nd->preempts < X.bound ? X.bound - nd->preempts : 0;
-		double sum = 0;
-
-		if (nd->prev != NO_THREAD && (nd->enabled & (1u << nd->prev))) {
-			for (unsigned int j = X.bound; j > 0; j--)
-				e[j] += e[j - 1] * (k ? k - 1 : 0);
-		} else if (k) {
-			free_ *= k;
-		}
-		for (unsigned int j = 0; j <= left; j++)
-			sum += e[j];
-		est[d] = free_ * sum;
-	}
-}
-
-/*
- * The execution just run starts a new unit: its root is the first fresh
- * node whose subtree is estimated at most X.thresh (a 1/units of the
- * bound's whole tree, estimated at its first execution), or its end.
- * Ours: it counts, and the search goes on below its root; not ours: the
- * search backs up above it.
- */
-static int shard_unit(bool *mine)
-{
-	double *est = malloc((X.nnodes + 1) * sizeof(*est));
-	unsigned long c;
-
-	if (!est)
-		return -ENOMEM;
-	estimates(est);
-	if (!X.thresh) {
-		X.thresh = est[0] / (double)X.o->shard->units;
-		if (X.thresh < 1)
-			X.thresh = 1;
-	}
-	for (c = X.target; c < X.nnodes && est[c] > X.thresh; c++)
-		;
-	X.unit_root = c;
-	X.cur_unit = X.unit++;
-	*mine = X.o->shard->mine(X.o->shard->arg, X.bound, X.cur_unit, est[c]);
-	free(est);
-	X.admitted = *mine;
-	if (!*mine)
-		X.nnodes = c; /* back up above the unit's root */
-	return 0;
-}
 
 /* The next schedule; outside the current unit when it backs up above it. */
 static bool next_schedule(void)
@@ -1261,11 +787,11 @@ static int explore_dfs(struct chk_result *r)
 					r->verdict = CHK_LIMIT;
 				return 0;
 			}
-			rc = run_one(&out, DFS);
+			rc = chk_xp_run_one(&out, DFS);
 			if (rc)
 				return rc;
 			if (X.o->shard && !X.admitted) {
-				rc = shard_unit(&mine);
+				rc = chk_xp_shard_unit(&mine);
 				if (rc)
 					return rc;
 				if (!mine) {
@@ -1282,7 +808,7 @@ static int explore_dfs(struct chk_result *r)
 			r->bound_step_cuts[X.bound] += out.step_cut;
 			r->bound_starved[X.bound] += out.starved;
 			if (out.violation) {
-				rc = keep(r, &out);
+				rc = chk_xp_keep(r, &out);
 				if (rc)
 					return rc;
 				/* a scenario mistake: at once, nothing to weigh */
@@ -1339,8 +865,8 @@ int chk_explore(const struct chk_model *m, const struct chk_opts *o,
 	    !(X.sc = sc_new()))
 		return -ENOMEM;
 	X.stack_zero = 16384;
-	rc = o->nreplay ? explore_replay(r) :
-	     o->random	? explore_pct(r) : explore_dfs(r);
+	rc = o->nreplay ? chk_xp_replay(r) :
+	     o->random	? chk_xp_pct(r) : explore_dfs(r);
 	if (r->verdict == CHK_PASS && r->step_cuts)
 		r->verdict = CHK_LIMIT; /* nothing found, something not run */
 	r->states = X.set_n;
