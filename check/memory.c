@@ -131,6 +131,11 @@ const char *chk_memory_replay(const struct chk_opts *o)
 	return buf;
 }
 
+unsigned int chk_mem_model(void)
+{
+	return M.model;
+}
+
 void chk_mem_reset(unsigned int model, unsigned int nthreads)
 {
 	M.model = model;

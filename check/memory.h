@@ -54,6 +54,8 @@ const char *chk_memory_verdict(const struct chk_opts *o);
 const char *chk_memory_scope(const struct chk_opts *o);
 const char *chk_memory_replay(const struct chk_opts *o);
 
+/* The model of the execution under way (enum chk_memory). */
+unsigned int chk_mem_model(void);
 /* A new execution of @nthreads threads under @model. */
 void chk_mem_reset(unsigned int model, unsigned int nthreads);
 /*

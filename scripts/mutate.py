@@ -113,6 +113,28 @@ PLANTS = [
     # max_cids never stored: it keeps its initial value
     ("plant-own-max", "lib/cid/ownership.c",
      [("\tcidk__st(&mm->max_cids, max);\n", "\t(void)max;\n")]),
+    # ownership (own-slot): the per-task switch-in does not record the
+    # task's CID in its CPU's slot
+    ("plant-own-slot", "lib/cid/ownership.c",
+     [("\tsl->cid = tcid;\n\tt->own = tcid;\n", "\tt->own = tcid;\n")]),
+    # ownership (own-task-mode): the CPU->task walk leaves the running
+    # task's CID CPU-owned
+    ("plant-own-task-mode", "lib/cid/ownership.c",
+     [("\t\t\t\tcur->own = own_cid(sl->cid) | OWN_TRANSIT;\n", "")]),
+    # ownership (own-mode, transitions): per-CPU mode above pcpu_thrs
+    # switches "to per-CPU" again (a transition that changes no mode)
+    ("plant-own-transition", "lib/cid/ownership.c",
+     [("\tif (users >= mm->pcpu_thrs)\n\t\treturn 0;\n",
+       "\tif (users >= mm->pcpu_thrs)\n\t\treturn 1;\n")]),
+    # ownership (own-transit, switch-in): the slow path during a
+    # transition takes a CID without TRANSIT
+    ("plant-own-transit-in", "lib/cid/ownership.c",
+     [("\t\ttcid |= mode & OWN_TRANSIT;\n", "")]),
+    # ownership (own-transit, switch-out): W4 keeps a transit CID equal
+    # to max_cids
+    ("plant-own-transit-out", "lib/cid/ownership.c",
+     [("\t\t\t    cid < cidk__ld(&mm->max_cids)) {",
+       "\t\t\t    cid <= cidk__ld(&mm->max_cids)) {")]),
     # lazy takes a new CID as cache-local does (spreading, not the lowest)
     ("plant-lazy-take", "lib/cid/lazy.c",
      [("\tif (mm->p.kind == CIDK_CID_CACHE_LOCAL)\n\t\treturn cidk__cache_local_take",
