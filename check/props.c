@@ -75,6 +75,9 @@ struct props {
 	/* own-mode: the published ONCPU bit before the transition under way */
 	unsigned int pre_oncpu;
 	bool in_transition;
+	/* own-fork: changes of the mode word, and their count at each begin */
+	unsigned long mode_epoch;
+	unsigned long begin_mode_epoch[CHK_MAX_THREADS];
 	/* a change of the mode word, max_cids or the bitmap: an epoch */
 	unsigned long epoch;
 	unsigned long bm_version;
@@ -282,6 +285,7 @@ void props_begin(struct props *pr, unsigned int tid, const struct scn_event *e)
 	pr->begin_own[tid] = t->own;
 	pr->begin_slot[tid] = e->kind == SCN_IN ? mm->slots[e->arg].cid : UNSET;
 	pr->begin_mode[tid] = mode_word(pr);
+	pr->begin_mode_epoch[tid] = pr->mode_epoch;
 	pr->begin_max[tid] = ld(&mm->max_cids);
 	/* own-keep, across the sleep */
 	if (e->kind == SCN_IN && pr->kept[tid] &&
@@ -385,6 +389,28 @@ static void end_out(struct props *pr, unsigned int tid)
 			 "with %s, and kept it (%#x)", pr->v.s->task[tid].name,
 		     cid, (mode & TRANSIT) ? "a transition running" :
 		     "max_cids at or below it", t->own);
+}
+
+/*
+ * own-fork: a task forked while the mm is in per-task mode, with no
+ * transition before, during or at the fork, owns a task CID from birth,
+ * its bit set ([V5] sched_mm_cid_fork(); lib/cid/ownership.c's fork:
+ * "per-task: it owns one from birth").
+ */
+static void end_fork(struct props *pr, unsigned int tid, unsigned int child)
+{
+	unsigned int own;
+
+	if (child >= pr->v.s->ntasks)
+		return;
+	own = pr->v.task[child].own;
+	if (pr->begin_mode[tid] != 0 || mode_word(pr) != 0 ||
+	    pr->begin_mode_epoch[tid] != pr->mode_epoch)
+		return;
+	if (!on_task(own) || own >= 64 || !((bitmap(pr) >> own) & 1))
+		fail(pr, "own-fork: %s was forked in per-task mode and owns "
+			 "%s", pr->v.s->task[child].name,
+		     on_task(own) ? "a CID clear in the bitmap" : "no CID");
 }
 
 /* The lowest CID in [@lo, @hi) free in @bm, or @hi. */
@@ -521,6 +547,8 @@ void props_end(struct props *pr, unsigned int tid, const struct scn_event *e)
 		end_in(pr, tid, e);
 	if (ownership(pr) && e->kind == SCN_OUT && !e->lease)
 		end_out(pr, tid);
+	if (ownership(pr) && e->kind == SCN_FORK)
+		end_fork(pr, tid, e->arg);
 	if (cidk__is_lazy_family(pr->mm) && e->kind == SCN_IN &&
 	    e->arg < pr->mm->nr_cpu_ids)
 		end_take(pr, tid, e);
@@ -596,6 +624,8 @@ int props_step(struct props *pr, char *why, size_t len)
 			pr->in_transition = false;
 			pr->pre_oncpu = mode & ONCPU;
 		}
+		if (mode != pr->seen_mode)
+			pr->mode_epoch++;
 		if (mode != pr->seen_mode || max != pr->seen_max) {
 			pr->epoch++;
 			pr->seen_mode = mode;

@@ -135,6 +135,10 @@ PLANTS = [
     ("plant-own-transit-out", "lib/cid/ownership.c",
      [("\t\t\t    cid < cidk__ld(&mm->max_cids)) {",
        "\t\t\t    cid <= cidk__ld(&mm->max_cids)) {")]),
+    # ownership (own-fork): a task forked in per-task mode gets no CID
+    ("plant-own-fork", "lib/cid/ownership.c",
+     [("\t\tt->own = get_cid(mm, sh); /* per-task: it owns one from birth */\n",
+       "\t\t; /* per-task: it owns one from birth */\n")]),
     # lazy takes a new CID as cache-local does (spreading, not the lowest)
     ("plant-lazy-take", "lib/cid/lazy.c",
      [("\tif (mm->p.kind == CIDK_CID_CACHE_LOCAL)\n\t\treturn cidk__cache_local_take",

@@ -15,6 +15,25 @@ MODE=${3:-full}
 . "$(dirname "$0")/../cli/tap.sh"
 MUTATE="$(dirname "$0")/../../scripts/mutate.py"
 
+# The ownership properties added for make mutants' survivors, each on its
+# plant (scripts/mutate.py PLANTS): PLANT:SCENARIO:PROPERTY:WORDS.  The
+# plants are built in the background, on the second core, while the tests
+# below run one at a time (checked after the generator's budget).
+JUDGE="$(dirname "$0")/judge"
+ownplants="plant-own-slot:switch-race:own-slot:holding
+plant-own-task-mode:switch-back:own-task-mode:owns_CID
+plant-own-transition:switch-back:own-mode:a_transition_ended
+plant-own-transit-in:switch-back:own-transit:switched_in_during
+plant-own-transit-out:$JUDGE/converge-percpu.scn:own-transit:switched_out
+plant-own-fork:fork-exit:own-fork:forked_in_per-task"
+(
+	for x in $ownplants; do
+		id=${x%%:*}
+		python3 "$MUTATE" build "$id" "$tmp/$id" --build "$BUILD" \
+			>"$tmp/$id.exe" 2>"$tmp/$id.why"
+	done
+) &
+plants_pid=$!
 # One mutant binary per plant, built from the build's checker objects.
 mutant() { # mutant ID -> path of its cidkit-check
 	python3 "$MUTATE" build "$1" "$tmp/m" --build "$BUILD" 2>"$tmp/why"
@@ -105,6 +124,22 @@ grep -q '^generated [0-9]* scenarios (seed 11), [0-9]* runs, 0 with a violation$
 	[ "${nscn:-0}" -ge $least ]
 ok $? "--generate --budget $budget: $nscn scenarios under every policy, no violation" "$tmp/budget"
 
+wait $plants_pid
+for x in $ownplants; do
+	id=${x%%:*} rest=${x#*:}
+	scn=${rest%%:*} rest=${rest#*:}
+	name=${rest%%:*} words=$(echo "${rest#*:}" | tr _ ' ')
+	exe=$(cat "$tmp/$id.exe")
+	if [ -z "$exe" ]; then
+		ok 1 "$name: $id builds" "$tmp/$id.why"
+		continue
+	fi
+	"$exe" --policy ownership --scenario "$scn" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "^[a-z]*: $name: .*$words" "$tmp/out"
+	ok $? "$name ($words) fails on $id ($(basename "$scn") under ownership)" "$tmp/out"
+	rm -rf "$tmp/$id"
+done
 # The mutation tool's fixed sample: built and killed by the library
 # scenarios alone (scripts/mutate.py kill; make mutants runs them all).
 samples="audit-a audit-b2 audit-d"
