@@ -33,7 +33,14 @@
  *                 exchanged it: convergence within one switch-in;
  *   own-transit   when no transition runs (quiescence), the mode holds no
  *                 TRANSIT (a task that is not running holding a transit CID:
- *                 cidk_cid_check);
+ *                 cidk_cid_check); a slow-path switch-in inside a
+ *                 transition gets a transit CID; a switch-out keeps a
+ *                 transit CID only below max_cids with no transition
+ *                 ([WOES] 1/4, 4/4; both under sequential consistency);
+ *   own-slot      a running task's CPU records the value it runs with;
+ *   own-task-mode per-task mode, no transition: no CPU owns a CID;
+ *   own-fork      a task forked in per-task mode owns a CID from birth;
+ *   (own-mode also: a transition ends in the other mode);
  * every policy ([DESIGN] "nr_users counts the mm's threads"):
  *   users         at quiescence, the mm's users are the live tasks;
  * the lazy family and cache-local (lib/cid/lazy.c's header, [lazy scan]):
