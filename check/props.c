@@ -33,7 +33,14 @@
  *                 exchanged it: convergence within one switch-in;
  *   own-transit   when no transition runs (quiescence), the mode holds no
  *                 TRANSIT (a task that is not running holding a transit CID:
- *                 cidk_cid_check);
+ *                 cidk_cid_check); a slow-path switch-in inside a
+ *                 transition gets a transit CID; a switch-out keeps a
+ *                 transit CID only below max_cids with no transition
+ *                 ([WOES] 1/4, 4/4; both under sequential consistency);
+ *   own-slot      a running task's CPU records the value it runs with;
+ *   own-task-mode per-task mode, no transition: no CPU owns a CID;
+ *   own-fork      a task forked in per-task mode owns a CID from birth;
+ *   (own-mode also: a transition ends in the other mode);
  * every policy ([DESIGN] "nr_users counts the mm's threads"):
  *   users         at quiescence, the mm's users are the live tasks;
  * the lazy family and cache-local (lib/cid/lazy.c's header, [lazy scan]):
@@ -76,6 +83,12 @@ struct props {
 	unsigned int ref_thrs;
 	bool seen_percpu;
 	unsigned int seen_allowed;
+	/* own-mode: the published ONCPU bit before the transition under way */
+	unsigned int pre_oncpu;
+	bool in_transition;
+	/* own-fork: changes of the mode word, and their count at each begin */
+	unsigned long mode_epoch;
+	unsigned long begin_mode_epoch[CHK_MAX_THREADS];
 	/* a change of the mode word, max_cids or the bitmap: an epoch */
 	unsigned long epoch;
 	unsigned long bm_version;
@@ -239,6 +252,7 @@ void props_reset(struct props *pr, struct cidk_cid_mm *mm)
 	pr->ref_thrs = mm->pcpu_thrs;
 	pr->seen_allowed = ld(&mm->nr_cpus_allowed);
 	pr->seen_mode = mode_word(pr);
+	pr->pre_oncpu = pr->seen_mode & ONCPU;
 	pr->seen_max = ld(&mm->max_cids);
 	pr->seen_bm = bitmap(pr);
 	if (pr->ref_percpu)
@@ -294,6 +308,7 @@ void props_begin(struct props *pr, unsigned int tid, const struct scn_event *e)
 	pr->begin_own[tid] = t->own;
 	pr->begin_slot[tid] = e->kind == SCN_IN ? mm->slots[e->arg].cid : UNSET;
 	pr->begin_mode[tid] = mode_word(pr);
+	pr->begin_mode_epoch[tid] = pr->mode_epoch;
 	pr->begin_max[tid] = ld(&mm->max_cids);
 	/* own-keep, across the sleep */
 	if (e->kind == SCN_IN && pr->kept[tid] &&
@@ -349,11 +364,76 @@ static void end_in(struct props *pr, unsigned int tid, const struct scn_event *e
 		fail(pr, "own-converge: %s switched in keeping CID %u >= max_cids "
 			 "%u while CID %u stayed free",
 		     name, cid, max, (unsigned int)__builtin_ctzl(free_below));
+	/*
+	 * own-transit (at switch-in): a switch-in that runs entirely inside
+	 * a transition and takes the slow path -- per-task: the task or the
+	 * CPU holds no task-owned CID (the kernel's !cid_on_task(tcid |
+	 * cpu_cid)); per-CPU: they do not share a CPU-owned one -- leaves the
+	 * task holding its CID in transit ([V5] mm_cid_from_task(): "tcid |=
+	 * mode & MM_CID_TRANSIT"; [WOES] 1/4 for mm_cid_from_cpu()).
+	 */
+	if (chk_mem_model() == CHK_MEM_SC &&
+	    pr->begin_epoch[tid] == pr->epoch && pr->begin_mode[tid] == mode &&
+	    (mode & TRANSIT) &&
+	    ((mode & ONCPU) ? !on_cpu(pr->begin_slot[tid] & own0) :
+			      !on_task(pr->begin_slot[tid] | own0)) &&
+	    !(t->own & TRANSIT))
+		fail(pr, "own-transit: %s switched in during a transition "
+			 "(mode %#x) without a task CID to keep, and holds %#x, "
+			 "not in transit", name, mode, t->own);
 	if (!(mode & (ONCPU | TRANSIT)) && on_task(t->own)) {
 		pr->kept[tid] = true;
 		pr->kept_own[tid] = t->own;
 		pr->kept_epoch[tid] = pr->epoch;
 	}
+}
+
+/*
+ * own-transit (at switch-out): a task that switches out holding a CID in
+ * transit keeps it only when no transition runs and the CID is below
+ * max_cids; otherwise it gives it back ([WOES] 4/4 "Optimize transitional
+ * CIDs when scheduling out": mm_cid_schedout() keeps it only when
+ * !cid_in_transit(mode) && cid < max_cids).  Checked when the mode word
+ * and max_cids did not change during the switch-out.
+ */
+static void end_out(struct props *pr, unsigned int tid)
+{
+	const struct cidk_cid_task *t = &pr->v.task[tid];
+	unsigned int own0 = pr->begin_own[tid], mode = mode_word(pr);
+	unsigned int max = ld(&pr->mm->max_cids), cid = own0 & ~(ONCPU | TRANSIT);
+
+	if (chk_mem_model() != CHK_MEM_SC ||
+	    (pr->v.p->reverted & CIDK_CID_FIX_W4) || own0 == UNSET ||
+	    !(own0 & TRANSIT) || pr->begin_epoch[tid] != pr->epoch ||
+	    pr->begin_mode[tid] != mode || pr->begin_max[tid] != max)
+		return;
+	if (((mode & TRANSIT) || cid >= max) && t->own != UNSET)
+		fail(pr, "own-transit: %s switched out holding CID %u in transit "
+			 "with %s, and kept it (%#x)", pr->v.s->task[tid].name,
+		     cid, (mode & TRANSIT) ? "a transition running" :
+		     "max_cids at or below it", t->own);
+}
+
+/*
+ * own-fork: a task forked while the mm is in per-task mode, with no
+ * transition before, during or at the fork, owns a task CID from birth,
+ * its bit set ([V5] sched_mm_cid_fork(); lib/cid/ownership.c's fork:
+ * "per-task: it owns one from birth").
+ */
+static void end_fork(struct props *pr, unsigned int tid, unsigned int child)
+{
+	unsigned int own;
+
+	if (child >= pr->v.s->ntasks)
+		return;
+	own = pr->v.task[child].own;
+	if (pr->begin_mode[tid] != 0 || mode_word(pr) != 0 ||
+	    pr->begin_mode_epoch[tid] != pr->mode_epoch)
+		return;
+	if (!on_task(own) || own >= 64 || !((bitmap(pr) >> own) & 1))
+		fail(pr, "own-fork: %s was forked in per-task mode and owns "
+			 "%s", pr->v.s->task[child].name,
+		     on_task(own) ? "a CID clear in the bitmap" : "no CID");
 }
 
 /* The lowest CID in [@lo, @hi) free in @bm, or @hi. */
@@ -489,6 +569,10 @@ void props_end(struct props *pr, unsigned int tid, const struct scn_event *e)
 	pr->in_ev[tid] = false;
 	if (ownership(pr) && e->kind == SCN_IN)
 		end_in(pr, tid, e);
+	if (ownership(pr) && e->kind == SCN_OUT && !e->lease)
+		end_out(pr, tid);
+	if (ownership(pr) && e->kind == SCN_FORK)
+		end_fork(pr, tid, e->arg);
 	if (cidk__is_lazy_family(pr->mm) && e->kind == SCN_IN &&
 	    e->arg < pr->mm->nr_cpu_ids)
 		end_take(pr, tid, e);
@@ -556,6 +640,23 @@ int props_step(struct props *pr, char *why, size_t len)
 		unsigned int mode = mode_word(pr), max = ld(&pr->mm->max_cids);
 		unsigned long bm = bitmap(pr);
 
+		/*
+		 * own-mode: a transition (TRANSIT published, then cleared) ends
+		 * in the other mode: the kernel starts one only when
+		 * mm_update_max_cids() says the mode changes ([V5])
+		 */
+		if (mode & TRANSIT) {
+			pr->in_transition = true;
+		} else {
+			if (pr->in_transition && (mode & ONCPU) == pr->pre_oncpu)
+				fail(pr, "own-mode: a transition ended in the mode "
+					 "it started from (%s)",
+				     (mode & ONCPU) ? "per-CPU" : "per-task");
+			pr->in_transition = false;
+			pr->pre_oncpu = mode & ONCPU;
+		}
+		if (mode != pr->seen_mode)
+			pr->mode_epoch++;
 		if (mode != pr->seen_mode || max != pr->seen_max) {
 			pr->epoch++;
 			pr->seen_mode = mode;
@@ -572,6 +673,63 @@ int props_step(struct props *pr, char *why, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * own-slot: a running task's CPU records the value the task runs with --
+ * CID and flag bits -- in every mode: the kernel's mm_cid_from_task() and
+ * mm_cid_from_cpu() end with mm_cid_update_pcpu_cid() and
+ * mm_cid_update_task_cid() of one value, and each walk that changes a
+ * running task's value writes its CPU's too ([V5]; [WOES] 1/4 for the
+ * task->CPU walk's transit).  A task that has exited is not checked (its
+ * CPU keeps the CID the exit left there).
+ */
+static void own_slot(struct props *pr)
+{
+	const struct cidk_cid_mm *mm = pr->mm;
+
+	for (unsigned int i = 0; i < pr->v.s->ntasks; i++) {
+		const struct cidk_cid_task *t = &pr->v.task[i];
+		unsigned int sv;
+
+		if (!pr->v.alive[i] || !pr->v.in_user[i] ||
+		    t->cpu >= mm->nr_cpu_ids)
+			continue;
+		sv = mm->slots[t->cpu].cid;
+		if (sv != t->own) {
+			fail(pr, "own-slot: %s runs on CPU %u holding %#x, where "
+				 "the CPU's slot records %#x",
+			     pr->v.s->task[i].name, t->cpu, t->own, sv);
+			return;
+		}
+	}
+}
+
+/*
+ * own-task-mode: in per-task mode with no transition under way, CIDs are
+ * strictly task-owned: no CPU's slot holds a CPU-owned value (ONCPU).
+ * The CPU->task walk, which runs before TRANSIT is cleared, hands every
+ * CPU's CID to the task running there or to the pool, and nothing sets
+ * ONCPU while the mode says per-task ([V5] mm_cid_fixup_cpus_to_tasks():
+ * "from here on CIDs are strictly task-owned"; [WOES] 3/4 for the exit's
+ * own CPU).  A sleeping task's word may still say ONCPU (the value it
+ * ran with in per-CPU mode, stale: its next switch-in in per-task mode
+ * takes no CID from it), so only the slots, and through own-slot the
+ * running tasks, are checked.
+ */
+static void own_task_mode(struct props *pr)
+{
+	const struct cidk_cid_mm *mm = pr->mm;
+
+	for (unsigned int c = 0; c < mm->nr_cpu_ids; c++) {
+		unsigned int sv = mm->slots[c].cid;
+
+		if (on_cpu(sv)) {
+			fail(pr, "own-task-mode: per-task mode, no transition, "
+				 "but CPU %u owns CID %u", c, sv & ~(ONCPU | TRANSIT));
+			return;
+		}
+	}
 }
 
 int props_quiet(struct props *pr, char *why, size_t len)
@@ -613,6 +771,10 @@ int props_quiet(struct props *pr, char *why, size_t len)
 			     ld(&mm->max_cids), users, allowed, mm->nr_cpu_ids,
 			     ref_max(pr, users, allowed));
 	}
+	if (!pr->bad && ownership(pr))
+		own_slot(pr);
+	if (!pr->bad && ownership(pr) && ld(&mm->nr_users) && !mode_word(pr))
+		own_task_mode(pr);
 	if (pr->bad) {
 		snprintf(why, len, "%s", pr->why);
 		return -1;

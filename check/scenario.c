@@ -297,7 +297,8 @@ static const char *word(const char *c, char *buf, size_t len)
 
 	c = skip_ws(c);
 	while (*c && (isalnum((unsigned char)*c) || strchr("_.-,", *c) ||
-		      (*c == ':' && n && isalnum((unsigned char)c[1])))) {
+		      (*c == ':' && n && (isalnum((unsigned char)c[1]) ||
+					  c[1] == '-')))) {
 		if (n + 1 < len)
 			buf[n] = *c;
 		n++;

@@ -114,6 +114,32 @@ PLANTS = [
     # max_cids never stored: it keeps its initial value
     ("plant-own-max", "lib/cid/ownership.c",
      [("\tcidk__st(&mm->max_cids, max);\n", "\t(void)max;\n")]),
+    # ownership (own-slot): the per-task switch-in does not record the
+    # task's CID in its CPU's slot
+    ("plant-own-slot", "lib/cid/ownership.c",
+     [("\tsl->cid = tcid;\n\tt->own = tcid;\n", "\tt->own = tcid;\n")]),
+    # ownership (own-task-mode): the CPU->task walk leaves the running
+    # task's CID CPU-owned
+    ("plant-own-task-mode", "lib/cid/ownership.c",
+     [("\t\t\t\tcur->own = own_cid(sl->cid) | OWN_TRANSIT;\n", "")]),
+    # ownership (own-mode, transitions): per-CPU mode above pcpu_thrs
+    # switches "to per-CPU" again (a transition that changes no mode)
+    ("plant-own-transition", "lib/cid/ownership.c",
+     [("\tif (users >= mm->pcpu_thrs)\n\t\treturn 0;\n",
+       "\tif (users >= mm->pcpu_thrs)\n\t\treturn 1;\n")]),
+    # ownership (own-transit, switch-in): the slow path during a
+    # transition takes a CID without TRANSIT
+    ("plant-own-transit-in", "lib/cid/ownership.c",
+     [("\t\ttcid |= mode & OWN_TRANSIT;\n", "")]),
+    # ownership (own-transit, switch-out): W4 keeps a transit CID equal
+    # to max_cids
+    ("plant-own-transit-out", "lib/cid/ownership.c",
+     [("\t\t\t    cid < cidk__ld(&mm->max_cids)) {",
+       "\t\t\t    cid <= cidk__ld(&mm->max_cids)) {")]),
+    # ownership (own-fork): a task forked in per-task mode gets no CID
+    ("plant-own-fork", "lib/cid/ownership.c",
+     [("\t\tt->own = get_cid(mm, sh); /* per-task: it owns one from birth */\n",
+       "\t\t; /* per-task: it owns one from birth */\n")]),
     # lazy takes a new CID as cache-local does (spreading, not the lowest)
     ("plant-lazy-take", "lib/cid/lazy.c",
      [("\tif (mm->p.kind == CIDK_CID_CACHE_LOCAL)\n\t\treturn cidk__cache_local_take",
@@ -356,8 +382,9 @@ def judge_files():
 
 def base_policy(p):
     """The policy a judge file's spec is a variant of: lazy-batched:2 is
-    lazy-batched's (a batch size); ownership:v6.19 stays its own."""
-    return re.sub(r":\d+$", "", p)
+    lazy-batched's (a batch size), ownership:-W3 ownership's (a fix taken
+    out); ownership:v6.19 stays its own."""
+    return p if p.endswith(":v6.19") else p.split(":")[0]
 
 
 def pairs_for(policies, names, gen):
@@ -365,6 +392,9 @@ def pairs_for(policies, names, gen):
     out = []
     for p in policies:
         out += [("lib", p, n) for n in names]
+        # a judge file may name a variant of the policy (ownership:-W3,
+        # lazy-batched:2): it runs under that variant, against that
+        # variant's baseline
         out += [("lib", fp, f) for f, fp in judge_files()
                 if base_policy(fp) == p]
         if gen:

@@ -20,9 +20,19 @@ MUTATE="$(dirname "$0")/../../scripts/mutate.py"
 # of this test's time; two halve it on two idle cores).
 PLANTS="audit-a audit-d plant-own-keep plant-own-max plant-lazy-compact
 plant-cl-take plant-lazy-take lazy:262:const:0 lazy:167:drop:0 lazy:217:ror:1
-lazy:256:ror:0 lazy:334:const:0"
+lazy:256:ror:0 lazy:334:const:0 plant-own-slot plant-own-task-mode
+plant-own-transition plant-own-transit-in plant-own-transit-out plant-own-fork"
 echo $PLANTS | tr ' ' '\n' | xargs -P 2 -I{} \
 	python3 "$MUTATE" build {} "$tmp/m" --build "$BUILD" >/dev/null 2>&1
+# The ownership properties added for make mutants' survivors, each on its
+# plant (scripts/mutate.py PLANTS): PLANT:SCENARIO:PROPERTY:WORDS.
+JUDGE="$(dirname "$0")/judge"
+ownplants="plant-own-slot:switch-race:own-slot:holding
+plant-own-task-mode:switch-back:own-task-mode:owns_CID
+plant-own-transition:switch-back:own-mode:a_transition_ended
+plant-own-transit-in:switch-back:own-transit:switched_in_during
+plant-own-transit-out:$JUDGE/converge-percpu.scn:own-transit:switched_out
+plant-own-fork:fork-exit:own-fork:forked_in_per-task"
 mutant() { # mutant ID -> path of its cidkit-check
 	exe="$tmp/m/$(printf '%s' "$1" | tr -c 'A-Za-z0-9_.-' '_')/cidkit-check"
 	if [ -x "$exe" ]; then
@@ -125,6 +135,20 @@ grep -q '^generated [0-9]* scenarios (seed 11), [0-9]* runs, 0 with a violation$
 	[ "${nscn:-0}" -ge $least ]
 ok $? "--generate --budget $budget: $nscn scenarios under every policy, no violation" "$tmp/budget"
 
+for x in $ownplants; do
+	id=${x%%:*} rest=${x#*:}
+	scn=${rest%%:*} rest=${rest#*:}
+	name=${rest%%:*} words=$(echo "${rest#*:}" | tr _ ' ')
+	exe=$(mutant "$id")
+	if [ -z "$exe" ]; then
+		ok 1 "$name: $id builds" "$tmp/why"
+		continue
+	fi
+	"$exe" --policy ownership --scenario "$scn" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "^[a-z]*: $name: .*$words" "$tmp/out"
+	ok $? "$name ($words) fails on $id ($(basename "$scn") under ownership)" "$tmp/out"
+done
 # The mutation tool's fixed sample: built and killed by the library
 # scenarios alone (scripts/mutate.py kill; make mutants runs them all).
 # audit-a and audit-d are shown so above (switch-back, exit-shrink: both

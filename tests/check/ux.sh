@@ -236,4 +236,11 @@ for l in lines:
 ' 2>"$tmp/why"
 ok $? "state block: every CPU line agrees with its task's line" "$tmp/why"
 
+# A scenario file's policy may name a variant with fixes taken out
+# (ownership:-W3-W4: the judge's files under tests/check/judge/).
+printf 'cpus 2\npolicy ownership:-W3-W4\ntask T0 initial: in 0; out\n' >"$tmp/variant.scn"
+run_status 0 check --scenario "$tmp/variant.scn"
+echo "$out" | grep -q '^(unnamed) (ownership:-W3-W4, 2 CPUs, 1 tasks): pass'
+ok $? "a scenario file's 'policy ownership:-W3-W4' is read as that variant"
+
 done_testing
