@@ -44,6 +44,8 @@ enum cidk__abi_break {
 	CIDK_ABI_BREAK_UNREGISTERED = 1u << 3, /* read an area the kernel does not update */
 	CIDK_ABI_BREAK_STALE = 1u << 4,        /* read the IDs once, before moving */
 	CIDK_ABI_BREAK_NO_EVENT = 1u << 5,     /* look before the event happened */
+	CIDK_ABI_BREAK_UNARMED = 1u << 6,      /* the section's descriptor is never given to the kernel */
+	CIDK_ABI_BREAK_IDLE_HELPER = 1u << 7,  /* the helper goes through the motions, no event */
 };
 
 #define CIDK_ABI_REASON_LEN 240

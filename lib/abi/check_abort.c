@@ -24,8 +24,19 @@
  * of commits (a store that survived an abort shows as a surplus).
  *
  * Bounded by count and time (the check's budget); reports attempts,
- * aborts, commits, commits after a change, and the helper's events.  A run
- * in which no event landed inside a section is n/a, not pass.
+ * aborts, commits, commits after a change, the helper's events, and
+ * aborts_in_event: the aborted attempts across which the watched words
+ * moved (the event happened during that attempt).  A pass needs the
+ * helper's events, at least one abort, and at least one abort during an
+ * event: an abort with nothing to do with the event (a stray preemption
+ * by another task) proves nothing about it, and a run with none is n/a.
+ *
+ * Breaks of this file (for tests of the verdicts themselves): unarmed
+ * (the section's descriptor is stored into a word the kernel never reads,
+ * so nothing can abort it: what a kernel that forgets the event looks like
+ * from user space) and idle-helper (the helper goes through its motions
+ * without its event: it pins the thread to the CPU it is already on,
+ * sends signal 0, asks membarrier a query, or runs without writing).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -56,6 +67,7 @@ struct abort_run {
 	unsigned int ncpus;
 	uint32_t gen, done; /* the watched words (preempt: gen) */
 	int stop;
+	int idle;      /* CIDK_ABI_BREAK_IDLE_HELPER */
 	uint64_t events;
 	int err;
 };
@@ -90,14 +102,15 @@ static void *helper(void *arg)
 		if (cidk__abi_pin(0, a->cpus[0]))
 			a->err = errno;
 		while (!stopped(a)) {
-			__atomic_store_n(&a->gen, a->gen + 1, __ATOMIC_RELAXED);
+			if (!a->idle)
+				__atomic_store_n(&a->gen, a->gen + 1, __ATOMIC_RELAXED);
 			a->events++;
 		}
 		break;
 	case MIGRATE:
 		while (!stopped(a)) {
 			k++;
-			if (!cidk__abi_pin(a->victim, a->cpus[k % a->ncpus]))
+			if (!cidk__abi_pin(a->victim, a->cpus[a->idle ? 0 : k % a->ncpus]))
 				a->events++;
 			nap(300000);
 		}
@@ -105,7 +118,7 @@ static void *helper(void *arg)
 	case SIGNAL:
 		cidk__abi_pin(0, a->cpus[1 % a->ncpus]);
 		while (!stopped(a)) {
-			if (!syscall(SYS_tgkill, getpid(), a->victim, SIGUSR1))
+			if (!syscall(SYS_tgkill, getpid(), a->victim, a->idle ? 0 : SIGUSR1))
 				a->events++;
 			nap(100000);
 		}
@@ -115,6 +128,12 @@ static void *helper(void *arg)
 		while (!stopped(a)) {
 			uint32_t g = a->gen + 1;
 
+			if (a->idle) {
+				syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+				a->events++;
+				nap(20000);
+				continue;
+			}
 			__atomic_store_n(&a->gen, g, __ATOMIC_SEQ_CST);
 			if (syscall(__NR_membarrier, MB_PRIVATE_EXPEDITED_RSEQ, 0, 0)) {
 				a->err = errno;
@@ -162,6 +181,7 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 	static struct abort_run a;
 	unsigned int n = cidk__abi_allowed(cpus, CIDK_ABI_MAX_CPUS);
 	uint64_t count = 0, attempts = 0, aborts = 0, commits = 0, bad = 0;
+	uint64_t in_event = 0, unarmed_cs = 0;
 	uint64_t t0, deadline, budget = (uint64_t)(o->seconds * 1e9);
 	struct cidk__abi_area ar;
 	struct cidk__abi_cs cs;
@@ -174,6 +194,7 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 	a.victim = cidk__abi_gettid();
 	a.cpus = cpus;
 	a.ncpus = n;
+	a.idle = !!(o->breaks & CIDK_ABI_BREAK_IDLE_HELPER);
 	if (!n) {
 		cidk__abi_say(r, CIDK_ABI_NA, "cannot read the allowed CPUs");
 		return;
@@ -215,7 +236,8 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 		return;
 	}
 	memset(&cs, 0, sizeof(cs));
-	cs.rseq_cs = &ar.a->rseq_cs;
+	/* unarmed: the descriptor goes where the kernel never looks */
+	cs.rseq_cs = o->breaks & CIDK_ABI_BREAK_UNARMED ? &unarmed_cs : &ar.a->rseq_cs;
 	cs.count = &count;
 	cs.breaks = o->breaks;
 	switch (mode) {
@@ -244,9 +266,13 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 	t0 = cidk__now_ns();
 	deadline = t0 + budget;
 	while (attempts < MAX_ATTEMPTS && cidk__now_ns() < deadline) {
+		uint32_t w1 = *cs.first, w2 = *cs.last;
+
 		attempts++;
 		if (cidk__abi_cs_run(&cs, &d)) {
 			aborts++;
+			/* did the event happen during this attempt? */
+			in_event += *cs.first != w1 || *cs.last != w2;
 			continue;
 		}
 		commits++;
@@ -264,6 +290,7 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 	cidk__abi_ev(r, "commits_after_change", (int64_t)bad);
 	cidk__abi_ev(r, "counter", (int64_t)count);
 	cidk__abi_ev(r, "events", (int64_t)a.events);
+	cidk__abi_ev(r, "aborts_in_event", (int64_t)in_event);
 	cidk__abi_ev(r, "spins", (int64_t)cs.spins);
 	cidk__abi_ev(r, "loop_ms", (int64_t)((cidk__now_ns() - t0) / 1000000u));
 	if (a.err) {
@@ -283,17 +310,23 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 			      (unsigned long long)count, (unsigned long long)commits);
 		return;
 	}
-	if (!aborts || !a.events) {
+	/*
+	 * Not a pass without proof that the event hit sections: the helper's
+	 * events, aborts, and aborts during an event (each one alone can be
+	 * there while the event never landed: see the breaks above).
+	 */
+	if (!a.events || !aborts || !in_event) {
 		cidk__abi_say(r, CIDK_ABI_NA,
-			      "no %s landed inside a section in %llu attempts (%llu events)",
+			      "no %s landed inside a section in %llu attempts (%llu events, %llu aborts, %llu during an event)",
 			      event_name[mode], (unsigned long long)attempts,
-			      (unsigned long long)a.events);
+			      (unsigned long long)a.events, (unsigned long long)aborts,
+			      (unsigned long long)in_event);
 		return;
 	}
 	cidk__abi_say(r, CIDK_ABI_PASS,
-		      "%llu of %llu sections aborted, no commit saw a %s",
+		      "%llu of %llu sections aborted (%llu during a %s), no commit saw one",
 		      (unsigned long long)aborts, (unsigned long long)attempts,
-		      event_name[mode]);
+		      (unsigned long long)in_event, event_name[mode]);
 }
 
 void cidk__abi_check_abort_preempt(const struct cidk__abi_opts *o,

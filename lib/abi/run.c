@@ -67,6 +67,7 @@ static const struct check {
 
 static const char *const break_names[] = {
 	"cs-short", "no-sig", "write-early", "unregistered", "stale", "no-event",
+	"unarmed", "idle-helper",
 };
 
 unsigned int cidk__abi_nr_checks(void)

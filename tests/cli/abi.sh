@@ -37,11 +37,18 @@ run abi --only abort-signal,ids --json --seconds 0.5
 printf '%s' "$out" | $report json abort-signal ids 2>"$tmp/why"
 ok $? "--only abort-signal,ids: those two, in that order" "$tmp/why"
 
-# This host has rseq: register and ids must pass, not be n/a.
-run abi --only register,ids
-[ "$(printf '%s' "$out" | $report verdict register)" = pass ] &&
-	[ "$(printf '%s' "$out" | $report verdict ids)" = pass ]
-ok $? "register and ids pass here"
+# This host keeps every promise it offers (x86-64, 6.x): a wrong FAIL or a
+# wrong n/a of any check shows here.  slice-ext is pass only where the
+# kernel offers the extension (7.0+), n/a otherwise.
+ncpu=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
+must="register ids abort-preempt abort-signal cpu-id-start mm-cid membarrier-rseq"
+[ "$ncpu" -ge 2 ] && must="$must abort-migrate"
+for c in $must; do
+	run abi --only "$c" --seconds 1
+	v=$(printf '%s' "$out" | $report verdict "$c" 2>&1)
+	[ "$v" = pass ] && [ $rc -eq 0 ]
+	ok $? "$c passes on this host ($v)"
+done
 
 # Without glibc's rseq the checks use cidkit's own registration (lib/rseq).
 export GLIBC_TUNABLES=glibc.pthread.rseq=0
@@ -59,17 +66,18 @@ expect_usage_error "--seconds 0" abi --seconds 0
 expect_usage_error "--seconds abc" abi --seconds abc
 expect_usage_error "--seconds 601" abi --seconds 601
 expect_usage_error "--break nosuch" abi --break nosuch
+expect_usage_error "--break unarmed,nosuch" abi --break unarmed,nosuch
 expect_usage_error "extra argument" abi extra
 expect_usage_error "unknown option" abi --bogus
 
 # Each check shown able to fail: run it on a broken user side, see FAIL
-# and exit 1.  (break: the checks it must make FAIL.)
-ncpu=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
+# and exit 1.  (break: the checks it must make FAIL.)  unarmed is what a
+# kernel that never aborts looks like from user space.
 abort_checks="abort-preempt abort-signal membarrier-rseq"
 [ "$ncpu" -ge 2 ] && abort_checks="$abort_checks abort-migrate"
 for pair in "cs-short:$abort_checks" "no-sig:$abort_checks" \
 	"write-early:$abort_checks" "unregistered:register mm-cid" \
-	"no-event:cpu-id-start"; do
+	"no-event:cpu-id-start" "unarmed:$abort_checks"; do
 	brk=${pair%%:*}
 	for c in ${pair#*:}; do
 		run_status 1 abi --only "$c" --break "$brk" --seconds 2
@@ -78,6 +86,18 @@ for pair in "cs-short:$abort_checks" "no-sig:$abort_checks" \
 		[ "$v" = FAIL ] && { [ "$brk" != no-sig ] ||
 			printf '%s' "$out" | grep -q "killed by SIGSEGV"; }
 		ok $? "--break $brk: $c FAILs ($v)"
+	done
+done
+# ...and never a pass without proof (issue 35's audit): a helper that goes
+# through its motions without its event (the aborts that remain have
+# nothing to do with it), and with the section unarmed as well (events,
+# no abort, no commit saw a change), must each be n/a with exit 0.
+for brk in idle-helper unarmed,idle-helper; do
+	for c in $abort_checks; do
+		run abi --only "$c" --break "$brk" --seconds 1 --json
+		v=$(printf '%s' "$out" | python3 -c 'import json,sys; c=json.load(sys.stdin)["checks"][0]; e=c["evidence"]; print(c["verdict"], e["events"] > 0, e["aborts_in_event"])' 2>&1)
+		[ "$v" = "n/a True 0" ] && [ $rc -eq 0 ]
+		ok $? "--break $brk: $c is n/a, not pass (verdict, events landed, aborts in an event: $v)"
 	done
 done
 if [ "$ncpu" -ge 2 ]; then

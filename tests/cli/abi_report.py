@@ -75,9 +75,13 @@ def check_json(text, names):
                 fail("%s: attempts %d != aborts %d + commits %d" % (
                     n, ev["attempts"], ev["aborts"], ev["commits"]))
             if v == "pass" and (ev["counter"] != ev["commits"] or ev["aborts"] < 1
-                                or ev["commits_after_change"] != 0):
-                fail("%s: pass with counter %d, commits %d, aborts %d, after change %d" % (
-                    n, ev["counter"], ev["commits"], ev["aborts"], ev["commits_after_change"]))
+                                or ev["commits_after_change"] != 0
+                                or ev["events"] < 1
+                                or not 1 <= ev["aborts_in_event"] <= ev["aborts"]):
+                fail("%s: pass with counter %d, commits %d, aborts %d (%d in an event), "
+                     "after change %d, events %d" % (
+                         n, ev["counter"], ev["commits"], ev["aborts"], ev["aborts_in_event"],
+                         ev["commits_after_change"], ev["events"]))
         if n == "mm-cid" and "bound" in ev:
             if ev["allowed_cpus"] != allowed:
                 fail("mm-cid: %d CPUs allowed, our affinity has %d" % (ev["allowed_cpus"], allowed))

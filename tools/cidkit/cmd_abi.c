@@ -29,8 +29,9 @@ static const char epilog[] =
 	"Checks (--list prints them with what each checks): register, ids,\n"
 	"abort-preempt, abort-migrate, abort-signal, cpu-id-start, mm-cid,\n"
 	"membarrier-rseq, slice-ext.  --break (for tests) runs the checks on a\n"
-	"deliberately broken user side: cs-short, no-sig, write-early,\n"
-	"unregistered, stale, no-event; see docs/abi.md.\n";
+	"deliberately broken user side (comma-separated to combine): cs-short,\n"
+	"no-sig, write-early, unregistered, stale, no-event, unarmed,\n"
+	"idle-helper; see docs/abi.md.\n";
 
 static void print_human(const struct cidk__abi_result *res, unsigned int n,
 			const char *release, const char *machine, double seconds)
@@ -94,8 +95,7 @@ int cmd_abi(int argc, char **argv)
 	struct cidk__abi_result res[16];
 	unsigned int sel[16], nsel = 0, ntimed = 0, failed = 0, breaks = 0;
 	unsigned int nchecks = cidk__abi_nr_checks();
-	struct opt_list only;
-	const char *brk = NULL;
+	struct opt_list only, brk;
 	double seconds = 2.0;
 	bool json = false, list = false;
 	struct utsname u;
@@ -107,22 +107,25 @@ int cmd_abi(int argc, char **argv)
 		  .def = "all" },
 		{ OPT_DOUBLE("seconds", 's', &seconds, 0.01, 600, "S",
 			     "time shared by the timed checks (abort-*, cpu-id-start, mm-cid, membarrier-rseq)") },
-		{ OPT_STRING("break", 0, &brk, "NAME",
-			     "tests only: run on a deliberately broken user side"),
+		{ OPT_LIST("break", 0, &brk, "NAME",
+			   "tests only: run on a deliberately broken user side (comma-separated)"),
 		  .def = "" },
 		{ .type = OT_END },
 	};
 	struct opt_cmd cmd = { "abi", about, epilog, NULL, 0, 0, opts };
 
 	memset(&only, 0, sizeof(only));
+	memset(&brk, 0, sizeof(brk));
 	rc = opt_parse(&cmd, argc, argv, &first);
 	if (rc)
 		return opt_status(rc);
-	if (brk) {
-		breaks = cidk__abi_break_parse(brk);
-		if (!breaks)
-			return cli_error("abi: unknown --break %s (cs-short, no-sig, write-early, unregistered, stale, no-event)",
-					 cli_q(brk));
+	for (unsigned int k = 0; k < brk.n; k++) {
+		unsigned int b = cidk__abi_break_parse(brk.item[k]);
+
+		if (!b)
+			return cli_error("abi: unknown --break %s (see cidkit abi --help)",
+					 cli_q(brk.item[k]));
+		breaks |= b;
 	}
 	if (list) {
 		for (unsigned int i = 0; i < nchecks; i++)
