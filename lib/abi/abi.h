@@ -31,9 +31,9 @@
 #include <stdint.h>
 
 enum cidk__abi_verdict {
-	CIDK_ABI_PASS = 0,
-	CIDK_ABI_FAIL = 1,
-	CIDK_ABI_NA = 2,
+	CIDK__ABI_PASS = 0,
+	CIDK__ABI_FAIL = 1,
+	CIDK__ABI_NA = 2,
 };
 
 /* The deliberately broken user sides (bits of cidk__abi_opts.breaks). */

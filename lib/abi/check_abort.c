@@ -196,11 +196,11 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 	a.ncpus = n;
 	a.idle = !!(o->breaks & CIDK_ABI_BREAK_IDLE_HELPER);
 	if (!n) {
-		cidk__abi_say(r, CIDK_ABI_NA, "cannot read the allowed CPUs");
+		cidk__abi_say(r, CIDK__ABI_NA, "cannot read the allowed CPUs");
 		return;
 	}
 	if (mode == MIGRATE && n < 2) {
-		cidk__abi_say(r, CIDK_ABI_NA, "only one CPU allowed (%d): nowhere to migrate to",
+		cidk__abi_say(r, CIDK__ABI_NA, "only one CPU allowed (%d): nowhere to migrate to",
 			      cpus[0]);
 		return;
 	}
@@ -208,12 +208,12 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 		long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 
 		if (q < 0 || !(q & MB_PRIVATE_EXPEDITED_RSEQ)) {
-			cidk__abi_say(r, CIDK_ABI_NA,
+			cidk__abi_say(r, CIDK__ABI_NA,
 				      "membarrier has no PRIVATE_EXPEDITED_RSEQ command here (Linux < 5.10, or membarrier off)");
 			return;
 		}
 		if (syscall(__NR_membarrier, MB_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0)) {
-			cidk__abi_say(r, CIDK_ABI_NA, "membarrier RSEQ registration refused: %s",
+			cidk__abi_say(r, CIDK__ABI_NA, "membarrier RSEQ registration refused: %s",
 				      strerror(errno));
 			return;
 		}
@@ -228,11 +228,11 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 	}
 	rc = cidk__abi_area_get(&ar, o->breaks);
 	if (rc) {
-		cidk__abi_say(r, CIDK_ABI_NA, "no rseq area: %s", strerror(-rc));
+		cidk__abi_say(r, CIDK__ABI_NA, "no rseq area: %s", strerror(-rc));
 		return;
 	}
 	if (cidk__abi_pin(0, cpus[0])) {
-		cidk__abi_say(r, CIDK_ABI_NA, "cannot pin to CPU %d", cpus[0]);
+		cidk__abi_say(r, CIDK__ABI_NA, "cannot pin to CPU %d", cpus[0]);
 		return;
 	}
 	memset(&cs, 0, sizeof(cs));
@@ -260,7 +260,7 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 	cs.spins = calibrate(&cs, mode == MEMBARRIER ? 500000 : 50000);
 	count = 0;
 	if (pthread_create(&th, NULL, helper, &a)) {
-		cidk__abi_say(r, CIDK_ABI_NA, "cannot start the helper thread");
+		cidk__abi_say(r, CIDK__ABI_NA, "cannot start the helper thread");
 		return;
 	}
 	t0 = cidk__now_ns();
@@ -294,18 +294,18 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 	cidk__abi_ev(r, "spins", (int64_t)cs.spins);
 	cidk__abi_ev(r, "loop_ms", (int64_t)((cidk__now_ns() - t0) / 1000000u));
 	if (a.err) {
-		cidk__abi_say(r, CIDK_ABI_NA, "the helper failed: %s", strerror(a.err));
+		cidk__abi_say(r, CIDK__ABI_NA, "the helper failed: %s", strerror(a.err));
 		return;
 	}
 	if (bad) {
-		cidk__abi_say(r, CIDK_ABI_FAIL,
+		cidk__abi_say(r, CIDK__ABI_FAIL,
 			      "%llu of %llu commits saw the watched value change inside the section: a %s did not abort it",
 			      (unsigned long long)bad, (unsigned long long)commits,
 			      event_name[mode]);
 		return;
 	}
 	if (count != commits) {
-		cidk__abi_say(r, CIDK_ABI_FAIL,
+		cidk__abi_say(r, CIDK__ABI_FAIL,
 			      "the commit counter reads %llu after %llu commits: a store inside the section survived an abort",
 			      (unsigned long long)count, (unsigned long long)commits);
 		return;
@@ -316,14 +316,14 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 	 * there while the event never landed: see the breaks above).
 	 */
 	if (!a.events || !aborts || !in_event) {
-		cidk__abi_say(r, CIDK_ABI_NA,
+		cidk__abi_say(r, CIDK__ABI_NA,
 			      "no %s landed inside a section in %llu attempts (%llu events, %llu aborts, %llu during an event)",
 			      event_name[mode], (unsigned long long)attempts,
 			      (unsigned long long)a.events, (unsigned long long)aborts,
 			      (unsigned long long)in_event);
 		return;
 	}
-	cidk__abi_say(r, CIDK_ABI_PASS,
+	cidk__abi_say(r, CIDK__ABI_PASS,
 		      "%llu of %llu sections aborted (%llu during a %s), no commit saw one",
 		      (unsigned long long)aborts, (unsigned long long)attempts,
 		      (unsigned long long)in_event, event_name[mode]);

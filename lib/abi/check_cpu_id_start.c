@@ -181,7 +181,7 @@ void cidk__abi_check_cpu_id_start(const struct cidk__abi_opts *o,
 	p = mmap(NULL, 2 * sizeof(*p), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
-		cidk__abi_say(r, CIDK_ABI_NA, "no shared page: %s", strerror(errno));
+		cidk__abi_say(r, CIDK__ABI_NA, "no shared page: %s", strerror(errno));
 		return;
 	}
 	memset(p, 0, 2 * sizeof(*p));
@@ -200,16 +200,16 @@ void cidk__abi_check_cpu_id_start(const struct cidk__abi_opts *o,
 	describe(d0, sizeof(d0), &p[0]);
 	describe(d1, sizeof(d1), &p[1]);
 	if (p[0].killed || p[0].state != 1) {
-		cidk__abi_say(r, CIDK_ABI_NA, "could not probe the legacy length: %s; %s", d0, d1);
+		cidk__abi_say(r, CIDK__ABI_NA, "could not probe the legacy length: %s; %s", d0, d1);
 	} else if (!p[0].sw_trials) {
-		cidk__abi_say(r, CIDK_ABI_NA, "the same-CPU helper never ran; %s; %s", d0, d1);
+		cidk__abi_say(r, CIDK__ABI_NA, "the same-CPU helper never ran; %s; %s", d0, d1);
 	} else if (p[0].sig_rewritten < p[0].sig_trials ||
 		   p[0].sw_rewritten < p[0].sw_trials) {
-		cidk__abi_say(r, CIDK_ABI_FAIL,
+		cidk__abi_say(r, CIDK__ABI_FAIL,
 			      "legacy mode must rewrite cpu_id_start after every switch and signal: %s; %s",
 			      d0, d1);
 	} else {
-		cidk__abi_say(r, CIDK_ABI_PASS, "%s (legacy: must); %s (V2: may skip)", d0, d1);
+		cidk__abi_say(r, CIDK__ABI_PASS, "%s (legacy: must); %s (V2: may skip)", d0, d1);
 	}
 	munmap(p, 2 * sizeof(*p));
 }

@@ -31,7 +31,7 @@ void cidk__abi_check_ids(const struct cidk__abi_opts *o,
 
 	rc = cidk__abi_area_get(&ar, o->breaks);
 	if (rc) {
-		cidk__abi_say(r, CIDK_ABI_NA, "no rseq area: %s", strerror(-rc));
+		cidk__abi_say(r, CIDK__ABI_NA, "no rseq area: %s", strerror(-rc));
 		return;
 	}
 	snap.cpu_id = ar.a->cpu_id;
@@ -71,18 +71,18 @@ void cidk__abi_check_ids(const struct cidk__abi_opts *o,
 	cidk__abi_ev(r, "cpu_id_start_wrong", bad_start);
 	cidk__abi_ev(r, "node_id_wrong", bad_node);
 	if (!visited) {
-		cidk__abi_say(r, CIDK_ABI_NA, "could not move the thread to any allowed CPU");
+		cidk__abi_say(r, CIDK__ABI_NA, "could not move the thread to any allowed CPU");
 		return;
 	}
 	if (bad_cpu || bad_start || bad_node) {
-		cidk__abi_say(r, CIDK_ABI_FAIL,
+		cidk__abi_say(r, CIDK__ABI_FAIL,
 			      "wrong IDs on %u of %u CPUs (first: CPU %d): cpu_id %u, cpu_id_start %u, node_id %u times",
 			      bad_cpu > bad_start ? (bad_cpu > bad_node ? bad_cpu : bad_node)
 						  : (bad_start > bad_node ? bad_start : bad_node),
 			      visited, first_bad, bad_cpu, bad_start, bad_node);
 		return;
 	}
-	cidk__abi_say(r, CIDK_ABI_PASS,
+	cidk__abi_say(r, CIDK__ABI_PASS,
 		      "cpu_id, cpu_id_start%s right on all %u CPUs visited",
 		      fs >= CIDK_RSEQ_FEATURE_NODE_ID ? " and node_id" : " (node_id not provided: feature size < 24)",
 		      visited);

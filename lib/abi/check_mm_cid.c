@@ -77,12 +77,12 @@ void cidk__abi_check_mm_cid(const struct cidk__abi_opts *o,
 	int64_t converge_us = -1;
 
 	if (fs < CIDK_RSEQ_FEATURE_MM_CID) {
-		cidk__abi_say(r, CIDK_ABI_NA,
+		cidk__abi_say(r, CIDK__ABI_NA,
 			      "the kernel provides no mm_cid (rseq feature size %u < 28: Linux < 6.3)", fs);
 		return;
 	}
 	if (!t || cidk__abi_area_get(&ar, o->breaks)) {
-		cidk__abi_say(r, CIDK_ABI_NA, "no allowed CPUs or no rseq area");
+		cidk__abi_say(r, CIDK__ABI_NA, "no allowed CPUs or no rseq area");
 		return;
 	}
 	bound = n < t + 1 ? n : t + 1;
@@ -131,23 +131,23 @@ void cidk__abi_check_mm_cid(const struct cidk__abi_opts *o,
 	cidk__abi_ev(r, "alone_mm_cid", (int32_t)now);
 	cidk__abi_ev(r, "converge_us", converge_us);
 	if (!started) {
-		cidk__abi_say(r, CIDK_ABI_NA, "cannot start threads");
+		cidk__abi_say(r, CIDK__ABI_NA, "cannot start threads");
 		return;
 	}
 	if (max >= bound || (possible > 0 && max >= (uint32_t)possible)) {
-		cidk__abi_say(r, CIDK_ABI_FAIL,
+		cidk__abi_say(r, CIDK__ABI_FAIL,
 			      "mm_cid %d seen with %u threads on %u allowed CPUs: not below min(allowed CPUs, threads) = %u",
 			      (int32_t)max, started + 1, n, bound);
 		return;
 	}
 	if (converge_us < 0) {
-		cidk__abi_say(r, CIDK_ABI_PASS,
+		cidk__abi_say(r, CIDK__ABI_PASS,
 			      "%u threads: mm_cids below %u (largest %d, %d distinct); alone again: still mm_cid %d after %llu ms (compactness is a goal, not a promise)",
 			      started + 1, bound, (int32_t)max, __builtin_popcountll(seen),
 			      (int32_t)now, (unsigned long long)(budget / 2000000u));
 		return;
 	}
-	cidk__abi_say(r, CIDK_ABI_PASS,
+	cidk__abi_say(r, CIDK__ABI_PASS,
 		      "%u threads: mm_cids below %u (largest %d, %d distinct); alone again: mm_cid 0 after %lld us",
 		      started + 1, bound, (int32_t)max, __builtin_popcountll(seen),
 		      (long long)converge_us);

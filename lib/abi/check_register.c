@@ -38,14 +38,14 @@ void cidk__abi_check_register(const struct cidk__abi_opts *o,
 	rc = cidk__abi_area_get(&ar, o->breaks);
 	cidk__abi_ev(r, "owner", ar.owner);
 	if (rc) {
-		cidk__abi_say(r, CIDK_ABI_FAIL,
+		cidk__abi_say(r, CIDK__ABI_FAIL,
 			      "glibc registered no area and rseq(2) refused cidkit's: %s",
 			      strerror(-rc));
 		return;
 	}
 	/* Where am I: pinned there, the area must say so. */
 	if (cidk__abi_getcpu(&cpu, &node) || cidk__abi_pin(0, (int)cpu)) {
-		cidk__abi_say(r, CIDK_ABI_NA, "cannot pin to the current CPU");
+		cidk__abi_say(r, CIDK__ABI_NA, "cannot pin to the current CPU");
 		return;
 	}
 	seen = ar.a->cpu_id;
@@ -54,7 +54,7 @@ void cidk__abi_check_register(const struct cidk__abi_opts *o,
 	len = cidk__abi_area_len(ar.a);
 	cidk__abi_ev(r, "registered_len", len);
 	if (seen != cpu) {
-		cidk__abi_say(r, CIDK_ABI_FAIL,
+		cidk__abi_say(r, CIDK__ABI_FAIL,
 			      "%s says cpu_id %d on CPU %u: the kernel does not update it",
 			      ar.owner == CIDK_RSEQ_NONE ? "a never-registered look-alike area"
 							 : ar.owner == CIDK_RSEQ_GLIBC ? "glibc's area" : "cidkit's area",
@@ -62,7 +62,7 @@ void cidk__abi_check_register(const struct cidk__abi_opts *o,
 		return;
 	}
 	if (len < 0) {
-		cidk__abi_say(r, CIDK_ABI_FAIL,
+		cidk__abi_say(r, CIDK__ABI_FAIL,
 			      "registering the area again was never refused with EBUSY (last: %s): the kernel does not hold it",
 			      strerror(-len));
 		return;
@@ -71,12 +71,12 @@ void cidk__abi_check_register(const struct cidk__abi_opts *o,
 		       ? errno : 0;
 	cidk__abi_ev(r, "wrong_sig_errno", perm);
 	if (perm != EPERM) {
-		cidk__abi_say(r, CIDK_ABI_FAIL,
+		cidk__abi_say(r, CIDK__ABI_FAIL,
 			      "registering again with another signature gave %s, not EPERM",
 			      perm ? strerror(perm) : "success");
 		return;
 	}
-	cidk__abi_say(r, CIDK_ABI_PASS,
+	cidk__abi_say(r, CIDK__ABI_PASS,
 		      "%s's area, %d bytes (feature size %u, align %u): %s",
 		      cidk_rseq_owner_name(ar.owner), len, fs, al,
 		      len == 32 ? "legacy mode (IDs rewritten after every switch and signal)"

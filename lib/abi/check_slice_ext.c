@@ -32,14 +32,14 @@ void cidk__abi_check_slice_ext(const struct cidk__abi_opts *o,
 	got = prctl(PR_RSEQ_SLICE_EXT, PR_RSEQ_SLICE_EXT_GET, 0, 0, 0);
 	cidk__abi_ev(r, "get", got < 0 ? -errno : got);
 	if (got < 0 && (errno == EINVAL || errno == ENOTSUPP_KERNEL || errno == ENOSYS)) {
-		cidk__abi_say(r, CIDK_ABI_NA,
+		cidk__abi_say(r, CIDK__ABI_NA,
 			      errno == ENOTSUPP_KERNEL
 				      ? "time-slice extension not available: kernel built without it or switched off at boot (ENOTSUPP)"
 				      : "time-slice extension not offered: no such prctl (Linux < 7.0)");
 		return;
 	}
 	if (got < 0) {
-		cidk__abi_say(r, CIDK_ABI_FAIL, "prctl GET failed: %s", strerror(errno));
+		cidk__abi_say(r, CIDK__ABI_FAIL, "prctl GET failed: %s", strerror(errno));
 		return;
 	}
 	if (o->breaks & CIDK_ABI_BREAK_UNREGISTERED)
@@ -51,14 +51,14 @@ void cidk__abi_check_slice_ext(const struct cidk__abi_opts *o,
 	bad = prctl(PR_RSEQ_SLICE_EXT, PR_RSEQ_SLICE_EXT_SET, PR_RSEQ_SLICE_EXT_ENABLE, 1, 0);
 	cidk__abi_ev(r, "set_bad_arg", bad < 0 ? -errno : bad);
 	if (set < 0 || got < 0 || !(got & PR_RSEQ_SLICE_EXT_ENABLE)) {
-		cidk__abi_say(r, CIDK_ABI_FAIL,
+		cidk__abi_say(r, CIDK__ABI_FAIL,
 			      "offered, but enabling it for a thread with a registered area failed (SET %d, GET %d)",
 			      set, got);
 		return;
 	}
 	if (bad != -1 || errno != EINVAL) {
-		cidk__abi_say(r, CIDK_ABI_FAIL, "SET with a nonzero fourth argument was not EINVAL");
+		cidk__abi_say(r, CIDK__ABI_FAIL, "SET with a nonzero fourth argument was not EINVAL");
 		return;
 	}
-	cidk__abi_say(r, CIDK_ABI_PASS, "offered; enabled for this thread (GET %d)", got);
+	cidk__abi_say(r, CIDK__ABI_PASS, "offered; enabled for this thread (GET %d)", got);
 }

@@ -114,11 +114,11 @@ const char *cidk__abi_break_name(unsigned int k)
 const char *cidk__abi_verdict_name(enum cidk__abi_verdict v)
 {
 	switch (v) {
-	case CIDK_ABI_PASS:
+	case CIDK__ABI_PASS:
 		return "pass";
-	case CIDK_ABI_FAIL:
+	case CIDK__ABI_FAIL:
 		return "FAIL";
-	case CIDK_ABI_NA:
+	case CIDK__ABI_NA:
 		break;
 	}
 	return "n/a";
@@ -204,20 +204,20 @@ static void reap(pid_t pid, uint64_t deadline_ns, struct cidk__abi_result *share
 		nanosleep(&ts, NULL);
 	}
 	if (timed_out) {
-		cidk__abi_say(shared, CIDK_ABI_FAIL,
+		cidk__abi_say(shared, CIDK__ABI_FAIL,
 			      "the check did not finish in time (killed): %s",
 			      shared->reason[0] ? shared->reason : "no progress reported");
 	} else if (w == pid && WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 
 		cidk__abi_ev(shared, "killed_by_signal", sig);
-		cidk__abi_say(shared, CIDK_ABI_FAIL,
+		cidk__abi_say(shared, CIDK__ABI_FAIL,
 			      "the check's process was killed by %s (%d)%s", signame(sig), sig,
 			      sig == SIGSEGV ? ": the kernel's answer to an abort handler "
 					       "not preceded by the registered signature, "
 					       "or an invalid descriptor" : "");
 	} else if (w != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		cidk__abi_say(shared, CIDK_ABI_FAIL,
+		cidk__abi_say(shared, CIDK__ABI_FAIL,
 			      "the check's process ended abnormally (status %d)", status);
 	}
 }
@@ -238,7 +238,7 @@ int cidk__abi_run(unsigned int i, const struct cidk__abi_opts *opts,
 	out->name = checks[i].name;
 	why = unusable(buf, sizeof(buf));
 	if (why) {
-		cidk__abi_say(out, CIDK_ABI_NA, "%s", why);
+		cidk__abi_say(out, CIDK__ABI_NA, "%s", why);
 		return 0;
 	}
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
@@ -247,7 +247,7 @@ int cidk__abi_run(unsigned int i, const struct cidk__abi_opts *opts,
 		return -errno;
 	memset(shared, 0, sizeof(*shared));
 	shared->name = checks[i].name;
-	shared->verdict = CIDK_ABI_FAIL;
+	shared->verdict = CIDK__ABI_FAIL;
 	t0 = cidk__now_ns();
 	budget_ns = (uint64_t)(opts->seconds * 1e9);
 	pid = fork();

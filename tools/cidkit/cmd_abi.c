@@ -164,7 +164,7 @@ int cmd_abi(int argc, char **argv)
 		if (rc)
 			return cli_fail("abi: cannot run %s: %s",
 					cidk__abi_check_name(sel[k]), strerror(-rc));
-		failed += res[k].verdict == CIDK_ABI_FAIL;
+		failed += res[k].verdict == CIDK__ABI_FAIL;
 	}
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));

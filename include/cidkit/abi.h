@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit/abi.h - does this kernel keep the rseq promise per-CPU data rests
+ * on?  Asked by behaviour, inside the calling process, in about a hundred
+ * microseconds -- never by version number.
+ *
+ *   struct cidk_abi_probe_result r;
+ *   cidk_abi_probe_cached(&r);
+ *   if (r.promise[CIDK_ABI_ABORT].verdict != CIDK_ABI_PASS)
+ *           use_my_atomic_fallback();
+ *
+ * The promise: a restartable sequence that is running when the kernel
+ * interrupts it -- membarrier(2)'s MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ
+ * targets its CPU, or it is preempted -- is aborted (moved to its abort
+ * handler) before it can commit.  Released kernels broke it: Debian's
+ * arm64 6.19.x and 7.0.x up to 7.0.13 commit such sections, and per-CPU
+ * data built on them silently corrupts (docs/abi.md).  A signal delivered
+ * inside a section is a separate promise; those kernels keep it, so it
+ * cannot tell them apart and is not part of the probe (`cidkit abi
+ * --only abort-signal` checks it).
+ *
+ * How (lib/abi/probe.c): two threads.  A (a thread the probe starts)
+ * enters a critical section, publishes an attempt id inside it, and spins
+ * there until B (the calling thread) says its event for that attempt is
+ * over.  B waits for the id, sends membarrier's RSEQ command (with one
+ * usable CPU, B simply runs, which needs A preempted), then releases A.
+ * A section that commits after seeing the release had a whole event run
+ * inside it and was not aborted: FAIL.  A pass needs @rounds aborts that
+ * happened during B's event (a stray abort is retried under a new id and
+ * never counts).  Every wait has a deadline: what cannot be told within
+ * the budget is UNKNOWN, with why, never a hang.
+ *
+ * What the probe touches: it starts and joins one thread (which
+ * registers cidkit's own rseq area for itself when glibc registered none,
+ * and exits); it registers the process for membarrier's RSEQ command
+ * (MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ: process-wide and
+ * permanent, harmless, and what cidk_percpu_fence() registers anyway).
+ * It installs no signal handler, changes no affinity or signal mask of
+ * the caller, and leaves the caller's rseq registration alone.
+ */
+#ifndef CIDKIT_ABI_H
+#define CIDKIT_ABI_H
+
+#include <stdint.h>
+
+#include <cidkit/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The promises the probe can ask about (indices into result.promise). */
+enum cidk_abi_promise {
+	CIDK_ABI_ABORT = 0, /* an interrupted section aborts (membarrier RSEQ / preemption) */
+	CIDK_ABI_NR_PROMISES = 1,
+};
+
+/* One answer. */
+enum cidk_abi_answer {
+	CIDK_ABI_UNKNOWN = 0, /* could not tell within the budget (why says why) */
+	CIDK_ABI_PASS = 1,    /* the kernel kept the promise every time it was asked */
+	CIDK_ABI_FAIL = 2,    /* the kernel broke it at least once */
+};
+
+#define CIDK_ABI_WHY_LEN 160
+
+/* What the probe found about one promise. */
+struct cidk_abi_promise_result {
+	enum cidk_abi_answer verdict;
+	unsigned int attempts;       /* sections entered */
+	unsigned int aborts_in_event; /* aborted while B's event ran: the proof of a pass */
+	unsigned int stray_aborts;   /* aborted before B's event began: retried, not counted */
+	unsigned int broken;         /* committed after a whole event ran inside */
+	unsigned int events;         /* events B made (membarrier calls) */
+	uint64_t ns;                 /* wall time spent on this promise */
+	char why[CIDK_ABI_WHY_LEN];  /* one line, no newline */
+};
+
+/* What the probe found. */
+struct cidk_abi_probe_result {
+	struct cidk_abi_promise_result promise[CIDK_ABI_NR_PROMISES];
+	uint64_t ns;          /* wall time of the whole probe */
+	unsigned int cpus;    /* CPUs the probe's threads could use */
+};
+
+/* How to probe; all zero means the defaults. */
+struct cidk_abi_probe_opts {
+	uint64_t budget_ns;  /* give up (UNKNOWN) after this; 0: 50 ms */
+	unsigned int rounds; /* aborts during an event a pass needs; 0: 2 */
+};
+
+/*
+ * cidk_abi_probe - probe the running kernel now, with @opts (NULL: the
+ * defaults), and fill @out.  Does not touch the cached result (see
+ * cidk_abi_probe_cached) unless @refresh is nonzero, in which case @out
+ * becomes the process's cached answer (and the one later calls of
+ * cidk_abi_probe_cached return; the per-CPU operations' path, once chosen,
+ * does not change).
+ * Returns 0 (the verdicts are in @out, UNKNOWN included), -EINVAL (@out
+ * NULL, or @opts->budget_ns above 10 s), -ENOSYS (no critical sections
+ * for this architecture or build: @out says UNKNOWN and why), or the
+ * negative errno of pthread_create.  MT-safe; probes may run at the same
+ * time (each has its own threads and words).  Blocks for at most about
+ * the budget.
+ */
+CIDK_EXPORT int cidk_abi_probe(const struct cidk_abi_probe_opts *opts,
+			       struct cidk_abi_probe_result *out, int refresh);
+
+/*
+ * cidk_abi_probe_cached - the process's answer: the first call (from any
+ * thread, or the first per-CPU operation) probes with the defaults, the
+ * others wait for it and copy the same result.  Returns as
+ * cidk_abi_probe().  MT-safe.
+ */
+CIDK_EXPORT int cidk_abi_probe_cached(struct cidk_abi_probe_result *out);
+
+/* "abort" for CIDK_ABI_ABORT; NULL past the end. */
+CIDK_EXPORT const char *cidk_abi_promise_name(enum cidk_abi_promise p);
+
+/* "pass", "FAIL" or "unknown". */
+CIDK_EXPORT const char *cidk_abi_answer_name(enum cidk_abi_answer a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CIDKIT_ABI_H */
