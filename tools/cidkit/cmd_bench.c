@@ -12,6 +12,7 @@ static const struct cli_cmd benches[] = {
 	{ "call", cmd_bench_call, "domain-affine call: direct vs hand-off to this/another CPU" },
 	{ "cat", cmd_bench_cat, "counter reads: open+read+close vs open once + pread" },
 	{ "percpu", cmd_bench_percpu, "ns per per-CPU counter increment: rseq, atomics, leases, mutex" },
+	{ "probe", cmd_bench_probe, "us per in-process rseq probe (cidkit/abi.h), fresh and first" },
 	{ "replay", cmd_bench_replay, "events per second replayed through the policies (sim replay)" },
 	{ NULL, NULL, NULL },
 };

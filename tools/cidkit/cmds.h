@@ -31,5 +31,6 @@ int cmd_bench_call(int argc, char **argv);
 int cmd_bench_cat(int argc, char **argv);
 int cmd_bench_percpu(int argc, char **argv);
 int cmd_bench_replay(int argc, char **argv);
+int cmd_bench_probe(int argc, char **argv);
 
 #endif /* CIDKIT_TOOLS_CMDS_H */
