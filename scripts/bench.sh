@@ -15,3 +15,4 @@ step burst
 step burst --delay-ms 0 --rounds 300
 step call
 step cat
+step probe
