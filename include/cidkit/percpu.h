@@ -119,14 +119,16 @@ enum cidk_percpu_path {
 };
 
 /*
- * Process-wide word, written at most twice (a constructor, then the
- * decision after the probe) and read-only once CIDK_PERCPU_DECIDED is set
- * in it: bit CIDK_PERCPU_CPU_ID / CIDK_PERCPU_MM_CID set then means that
- * indexing runs as rseq critical sections.  Not for direct use: ask
- * cidk_percpu_path().
+ * Process-wide word, written once (by a constructor when nothing needs
+ * the probe, else by the decision after it) and read-only afterwards: bit
+ * CIDK_PERCPU_CPU_ID / CIDK_PERCPU_MM_CID set means that indexing does not
+ * run rseq critical sections -- it takes the atomic path, or, while
+ * CIDK_PERCPU_UNDECIDED is set too (its value before the decision), waits
+ * for the path to be chosen.  Inverted so that the rseq path's test is one
+ * bit of one load.  Not for direct use: ask cidk_percpu_path().
  */
-CIDK_EXPORT extern unsigned int cidk_percpu_paths;
-#define CIDK_PERCPU_DECIDED 0x100u
+CIDK_EXPORT extern unsigned int cidk_percpu_off;
+#define CIDK_PERCPU_UNDECIDED 0x100u
 
 /*
  * Process-wide, written by the same constructor: the offset of the rseq
@@ -304,18 +306,17 @@ CIDK_EXPORT int cidk_percpu_fence_all(void);
 
 #if CIDK_PERCPU_HAVE_RSEQ
 /*
- * The path test of every operation: one load of the path word.  Until the
- * path is chosen (CIDK_PERCPU_DECIDED clear) the call chooses it, waiting
- * for the probe.
+ * The path test of every operation: one bit of one load.  Until the path
+ * is chosen (CIDK_PERCPU_UNDECIDED set) the call chooses it, waiting for
+ * the probe.
  */
 CIDK__PERCPU_INLINE int cidk__percpu_on_rseq(enum cidk_percpu_index idx)
 {
-	unsigned int want = CIDK_PERCPU_DECIDED | (unsigned int)idx;
-	unsigned int m = __atomic_load_n(&cidk_percpu_paths, __ATOMIC_RELAXED);
+	unsigned int m = __atomic_load_n(&cidk_percpu_off, __ATOMIC_RELAXED);
 
-	if (__builtin_expect((m & want) == want, 1))
+	if (__builtin_expect(!(m & (unsigned int)idx), 1))
 		return 1;
-	if (__builtin_expect((m & CIDK_PERCPU_DECIDED) != 0, 1))
+	if (__builtin_expect(!(m & CIDK_PERCPU_UNDECIDED), 1))
 		return 0;
 	return cidk_percpu_path(idx) == CIDK_PERCPU_RSEQ;
 }

@@ -4,12 +4,12 @@
  * helpers of the per-CPU operations (include/cidkit/percpu.h).
  *
  * Invariants:
- *  - cidk_percpu_paths is written at most twice: by the constructor,
- *    before main() (the offset, and the path when nothing needs the probe:
- *    no rseq, ThreadSanitizer, CIDK_PERCPU=atomic|rseq), and else once by
+ *  - cidk_percpu_off starts "every indexing off, undecided" and is written
+ *    once: by the constructor, before main(), when nothing needs the
+ *    probe (no rseq, ThreadSanitizer, CIDK_PERCPU=atomic|rseq), else by
  *    decide(), which runs the probe (lib/abi/probe.c) under a lock at the
  *    first operation, path or why query, fence or cidk_percpu_init(), and
- *    publishes the path with CIDK_PERCPU_DECIDED in one release store
+ *    publishes the path (CIDK_PERCPU_UNDECIDED clear) in one release store
  *    after why_cpu/why_cid.  Until that store every operation waits in
  *    decide(), before it touches a copy; after it, every thread takes the
  *    same path for the rest of the process's life (the two paths must
@@ -52,7 +52,9 @@
 #define PERCPU_TSAN 0
 #endif
 
-unsigned int cidk_percpu_paths;
+/* every indexing off the rseq path until the path is chosen */
+unsigned int cidk_percpu_off = CIDK_PERCPU_CPU_ID | CIDK_PERCPU_MM_CID |
+			       CIDK_PERCPU_UNDECIDED;
 ptrdiff_t cidk_percpu_rseq_off;
 
 /* The area is cidkit's own (glibc registered none): threads register it. */
@@ -153,6 +155,14 @@ static const char *choose_area(void)
 	return NULL;
 }
 
+/* The path, for good: @rseq's bits run critical sections, the rest atomics. */
+static void publish(unsigned int rseq)
+{
+	__atomic_store_n(&cidk_percpu_off,
+			 (CIDK_PERCPU_CPU_ID | CIDK_PERCPU_MM_CID) & ~rseq,
+			 __ATOMIC_RELEASE);
+}
+
 __attribute__((constructor)) static void percpu_choose(void)
 {
 	unsigned int mask = 0;
@@ -198,8 +208,7 @@ __attribute__((constructor)) static void percpu_choose(void)
 		want = mask; /* decide() asks the probe */
 		return;
 	}
-	__atomic_store_n(&cidk_percpu_paths, mask | CIDK_PERCPU_DECIDED,
-			 __ATOMIC_RELEASE);
+	publish(mask);
 }
 
 /*
@@ -215,7 +224,7 @@ static void decide(void)
 	unsigned int mask = 0;
 
 	pthread_mutex_lock(&decide_lock);
-	if (__atomic_load_n(&cidk_percpu_paths, __ATOMIC_ACQUIRE) & CIDK_PERCPU_DECIDED)
+	if (!(__atomic_load_n(&cidk_percpu_off, __ATOMIC_ACQUIRE) & CIDK_PERCPU_UNDECIDED))
 		goto out;
 	cidk_abi_probe_cached(&r);
 	if (a->verdict == CIDK_ABI_PASS) {
@@ -237,21 +246,21 @@ static void decide(void)
 		if (want & CIDK_PERCPU_MM_CID)
 			why_cid = why_cpu;
 	}
-	__atomic_store_n(&cidk_percpu_paths, mask | CIDK_PERCPU_DECIDED,
-			 __ATOMIC_RELEASE);
+	publish(mask);
 out:
 	pthread_mutex_unlock(&decide_lock);
 }
 
+/* The indexings on the rseq path, choosing it first if no one has. */
 static unsigned int paths(void)
 {
-	unsigned int m = __atomic_load_n(&cidk_percpu_paths, __ATOMIC_ACQUIRE);
+	unsigned int m = __atomic_load_n(&cidk_percpu_off, __ATOMIC_ACQUIRE);
 
-	if (!(m & CIDK_PERCPU_DECIDED)) {
+	if (m & CIDK_PERCPU_UNDECIDED) {
 		decide();
-		m = __atomic_load_n(&cidk_percpu_paths, __ATOMIC_ACQUIRE);
+		m = __atomic_load_n(&cidk_percpu_off, __ATOMIC_ACQUIRE);
 	}
-	return m;
+	return ~m & (CIDK_PERCPU_CPU_ID | CIDK_PERCPU_MM_CID);
 }
 
 int cidk_percpu_init(void)
