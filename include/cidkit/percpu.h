@@ -26,11 +26,20 @@
  * preemption; with mm_cid, the kernel gives an mm_cid to one running thread
  * of the process at a time.
  *
- * Paths, chosen once at load time for the whole process
- * (cidk_percpu_path()):
- *   - rseq: x86-64 or little-endian aarch64, rseq(2) present (not under valgrind), the library not
- *     built with ThreadSanitizer (TSan cannot see the stores inside the
- *     assembly), and CIDK_PERCPU not set to "atomic" in the environment.
+ * Paths, chosen once for the whole process (cidk_percpu_path()), by
+ * behaviour: before the first operation runs, the library asks the kernel
+ * whether it keeps the promise the sections rest on -- a running section
+ * that is interrupted (membarrier's RSEQ command, a preemption) is aborted
+ * -- with the in-process probe of <cidkit/abi.h> (about 0.1-0.3 ms on an
+ * idle machine; it starts and joins one thread).  It runs lazily, once,
+ * at the first operation, cidk_percpu_counter_init(), path or why query,
+ * or fence of the process, or at cidk_percpu_init(), which a program may
+ * call at startup to pay for it there.  Operations that arrive meanwhile
+ * wait for it; none has touched a copy before the path is chosen.
+ *   - rseq: x86-64 or little-endian aarch64, rseq(2) present (not under
+ *     valgrind), the library not built with ThreadSanitizer (TSan cannot
+ *     see the stores inside the assembly), and the probe's verdict pass
+ *     (or CIDK_PERCPU=rseq in the environment, which skips the probe).
  *     The area is glibc's when glibc registered one (glibc >= 2.35, not
  *     disabled by GLIBC_TUNABLES=glibc.pthread.rseq=0), else cidkit's own
  *     (lib/rseq): each thread registers it at its first operation, which
@@ -41,10 +50,17 @@
  *     (such a program should set CIDK_PERCPU=atomic).
  *     mm_cid indexing also needs a kernel that provides mm_cid (Linux
  *     >= 6.3).
- *   - atomic: everything else (other architectures included).  The
- *     same layout and the same indices, with atomic read-modify-writes
- *     (and, for list pop, a lock bit in the head) instead of critical
- *     sections; mm_cid indexing uses cpu_id when the kernel has no mm_cid.
+ *   - atomic: everything else (other architectures included), and every
+ *     kernel on which the probe says FAIL (Debian's arm64 6.19.x and
+ *     7.0.x up to 7.0.13 commit interrupted sections) or cannot tell
+ *     within its budget (unknown: atomic is the safe default), and
+ *     CIDK_PERCPU=atomic.  cidk_percpu_why() names the reason (the broken
+ *     promise and the kernel).  The same layout and the same indices,
+ *     with atomic read-modify-writes (and, for list pop, a lock bit in the
+ *     head) instead of critical sections; mm_cid indexing uses cpu_id when
+ *     the kernel has no mm_cid.
+ * CIDK_PERCPU=probe (or unset) is the default; another value is treated
+ * as probe, and cidk_percpu_why() says so.
  * The two paths never run at the same time in one process.
  *
  * Sizes: cpu_id is below the number of possible CPUs, and so is mm_cid;
@@ -103,12 +119,16 @@ enum cidk_percpu_path {
 };
 
 /*
- * Process-wide word, written by a constructor before main() and read-only
- * afterwards: bit CIDK_PERCPU_CPU_ID / CIDK_PERCPU_MM_CID set means that
- * indexing runs as rseq critical sections.  Not for direct use: ask
- * cidk_percpu_path().
+ * Process-wide word, written once (by a constructor when nothing needs
+ * the probe, else by the decision after it) and read-only afterwards: bit
+ * CIDK_PERCPU_CPU_ID / CIDK_PERCPU_MM_CID set means that indexing does not
+ * run rseq critical sections -- it takes the atomic path, or, while
+ * CIDK_PERCPU_UNDECIDED is set too (its value before the decision), waits
+ * for the path to be chosen.  Inverted so that the rseq path's test is one
+ * bit of one load.  Not for direct use: ask cidk_percpu_path().
  */
-CIDK_EXPORT extern unsigned int cidk_percpu_rseq_mask;
+CIDK_EXPORT extern unsigned int cidk_percpu_off;
+#define CIDK_PERCPU_UNDECIDED 0x100u
 
 /*
  * Process-wide, written by the same constructor: the offset of the rseq
@@ -128,9 +148,17 @@ struct cidk_percpu_node {
 };
 
 /*
+ * cidk_percpu_init - choose the path now (run the probe unless the
+ * environment or the build decides it; see "Paths").  Optional: every
+ * operation, query and fence does it at its first call.  Idempotent;
+ * returns 0.  MT-safe (concurrent callers wait for the one probe).
+ */
+CIDK_EXPORT int cidk_percpu_init(void);
+
+/*
  * cidk_percpu_path - the path operations indexed by @idx take in this
  * process (the same for every thread, for the process's whole life).
- * MT-safe.
+ * Chooses it first if no operation has (cidk_percpu_init).  MT-safe.
  */
 CIDK_EXPORT enum cidk_percpu_path cidk_percpu_path(enum cidk_percpu_index idx);
 
@@ -138,9 +166,12 @@ CIDK_EXPORT enum cidk_percpu_path cidk_percpu_path(enum cidk_percpu_index idx);
 CIDK_EXPORT const char *cidk_percpu_path_name(enum cidk_percpu_path path);
 
 /*
- * cidk_percpu_why - one phrase saying why the atomic path was chosen for
- * @idx ("CIDK_PERCPU=atomic", "glibc registered no rseq area", ...), or
- * "rseq critical sections" when it was not.  MT-safe, static string.
+ * cidk_percpu_why - one line saying why the path of @idx was chosen:
+ * "rseq critical sections; the probe: interrupted sections abort ...",
+ * "broken abort promise: ... Linux 6.19.14 aarch64 does not abort ...",
+ * "forced by CIDK_PERCPU=atomic", "no rseq(2): ...".  Chooses the path
+ * first if no operation has.  MT-safe; the string is the library's and
+ * does not change afterwards.
  */
 CIDK_EXPORT const char *cidk_percpu_why(enum cidk_percpu_index idx);
 
@@ -274,10 +305,20 @@ CIDK_EXPORT int cidk_percpu_fence_all(void);
 #endif
 
 #if CIDK_PERCPU_HAVE_RSEQ
+/*
+ * The path test of every operation: one bit of one load.  Until the path
+ * is chosen (CIDK_PERCPU_UNDECIDED set) the call chooses it, waiting for
+ * the probe.
+ */
 CIDK__PERCPU_INLINE int cidk__percpu_on_rseq(enum cidk_percpu_index idx)
 {
-	return __builtin_expect((cidk_percpu_rseq_mask & (unsigned int)idx) != 0,
-				1);
+	unsigned int m = __atomic_load_n(&cidk_percpu_off, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(!(m & (unsigned int)idx), 1))
+		return 1;
+	if (__builtin_expect(!(m & CIDK_PERCPU_UNDECIDED), 1))
+		return 0;
+	return cidk_percpu_path(idx) == CIDK_PERCPU_RSEQ;
 }
 
 /* The thread's index, read before a section that re-checks it. */

@@ -107,4 +107,21 @@ const char *cidk__abi_verdict_name(enum cidk__abi_verdict v);
 int cidk__abi_run(unsigned int i, const struct cidk__abi_opts *opts,
 		  struct cidk__abi_result *out);
 
+/*
+ * cidk__abi_probe_run - the probe of include/cidkit/abi.h with @breaks
+ * (unarmed, idle-helper, no-event; 0 for the real one), in the calling
+ * process, not cached.  Returns as cidk_abi_probe().
+ */
+struct cidk_abi_probe_opts;
+struct cidk_abi_probe_result;
+int cidk__abi_probe_run(const struct cidk_abi_probe_opts *opts,
+			unsigned int breaks, struct cidk_abi_probe_result *out);
+
+/*
+ * The breaks of the process's own probe (cidk_abi_probe_cached, and so
+ * the per-CPU operations' choice): 0.  Tests set it before the first
+ * operation to see the fallback taken on a kernel that keeps its promise.
+ */
+extern unsigned int cidk__abi_probe_cached_breaks;
+
 #endif /* CIDKIT_LIB_ABI_H */

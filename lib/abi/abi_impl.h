@@ -28,6 +28,7 @@ cidk__abi_check_fn cidk__abi_check_cpu_id_start;
 cidk__abi_check_fn cidk__abi_check_mm_cid;
 cidk__abi_check_fn cidk__abi_check_membarrier;
 cidk__abi_check_fn cidk__abi_check_slice_ext;
+cidk__abi_check_fn cidk__abi_check_probe;
 
 /* The verdict and its reason (printf format), replacing any earlier one. */
 void cidk__abi_say(struct cidk__abi_result *r, enum cidk__abi_verdict v,
@@ -95,6 +96,22 @@ struct cidk__abi_cs {
 	unsigned int breaks;
 };
 int cidk__abi_cs_run(const struct cidk__abi_cs *c, int32_t *delta);
+
+/*
+ * The probe's critical section: store @id to *pub, spin until *rel ==
+ * @id (at most @spins turns), then the commit: *commit = @id.  Returns 0
+ * (committed: it saw *rel == @id inside), -1 (the kernel aborted it) or
+ * 1 (the spin ran out; nothing committed).
+ */
+struct cidk__abi_wait {
+	volatile uint64_t *rseq_cs;
+	volatile uint32_t *pub;
+	const volatile uint32_t *rel;
+	volatile uint32_t *commit;
+	uint32_t id;
+	unsigned long spins; /* >= 1 */
+};
+int cidk__abi_cs_wait(const struct cidk__abi_wait *w);
 
 /* 1 where this architecture has the section written (x86-64, aarch64). */
 int cidk__abi_cs_supported(void);

@@ -11,6 +11,10 @@
  * that moved more often than the section committed, is the kernel's (or,
  * for the broken variants, our) failure.
  *
+ * The probe's section (cidk__abi_cs_wait, lib/abi/probe.c) is the other
+ * shape: it waits inside for another thread's word instead of spinning a
+ * fixed count, so that a whole event of the other thread fits in it.
+ *
  * Variants (enum cidk__abi_break): cs-short (the descriptor ends after the
  * first load: the spin is not covered), no-sig (a signature one bit off:
  * the kernel must kill the process at the first abort), write-early (the
@@ -41,17 +45,26 @@ int cidk__abi_cs_run(const struct cidk__abi_cs *c, int32_t *delta)
 	int ret = 0;
 
 	if (c->breaks & CIDK_ABI_BREAK_CS_SHORT)
-		ABI_CS_ASM("7f", ABI_CS_SIG_GOOD, "", ABI_CS_INC);
+		ABI_CS_ASM(ABI_CS_SECT_GOOD, "7f", ABI_CS_SIG_GOOD, "", ABI_CS_INC);
 	else if (c->breaks & CIDK_ABI_BREAK_NO_SIG)
-		ABI_CS_ASM("2f", ABI_CS_SIG_BAD, "", ABI_CS_INC);
+		ABI_CS_ASM(ABI_CS_SECT_BROKEN, "2f", ABI_CS_SIG_BAD, "", ABI_CS_INC);
 	else if (c->breaks & CIDK_ABI_BREAK_WRITE_EARLY)
-		ABI_CS_ASM("2f", ABI_CS_SIG_GOOD, ABI_CS_INC, "");
+		ABI_CS_ASM(ABI_CS_SECT_GOOD, "2f", ABI_CS_SIG_GOOD, ABI_CS_INC, "");
 	else
-		ABI_CS_ASM("2f", ABI_CS_SIG_GOOD, "", ABI_CS_INC);
+		ABI_CS_ASM(ABI_CS_SECT_GOOD, "2f", ABI_CS_SIG_GOOD, "", ABI_CS_INC);
 	if (ret)
 		return -1;
 	*delta = (int32_t)(r2 - r1);
 	return 0;
+}
+
+int cidk__abi_cs_wait(const struct cidk__abi_wait *w)
+{
+	uint64_t spins = w->spins ? w->spins : 1;
+	int ret = 0;
+
+	ABI_WAIT_ASM(ABI_CS_SIG_GOOD);
+	return ret;
 }
 #else
 int cidk__abi_cs_run(const struct cidk__abi_cs *c, int32_t *delta)
@@ -59,5 +72,11 @@ int cidk__abi_cs_run(const struct cidk__abi_cs *c, int32_t *delta)
 	(void)c;
 	(void)delta;
 	return -1;
+}
+
+int cidk__abi_cs_wait(const struct cidk__abi_wait *w)
+{
+	(void)w;
+	return 1;
 }
 #endif

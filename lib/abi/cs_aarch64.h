@@ -20,14 +20,14 @@
 	"add x14, x14, #1\n\t"                                               \
 	"str x14, [%[count]]\n\t"
 
-#define ABI_CS_ASM(END, SIG, EARLY, LATE)                                    \
-	__asm__ __volatile__(".pushsection __rseq_cs, \"aw\"\n\t"            \
+#define ABI_CS_ASM(SECT, END, SIG, EARLY, LATE)                                 \
+	__asm__ __volatile__(".pushsection " SECT ", \"aw\"\n\t"            \
 			     ".balign 32\n"                                  \
 			     "3:\n\t"                                        \
 			     ".long 0, 0\n\t"                                \
 			     ".quad 1f, " END " - 1f, 4f\n\t"                \
 			     ".popsection\n\t"                               \
-			     ".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"  \
+			     ".pushsection " SECT "_ptr_array, \"aw\"\n\t"  \
 			     ".quad 3b\n\t"                                  \
 			     ".popsection\n\t"                               \
 			     "adrp x15, 3b\n\t"                              \
@@ -55,5 +55,64 @@
 			       [spins] "r"(spins)                            \
 			     : "x13", "x14", "x15", "cc", "memory")
 
+/*
+ * The descriptors' section: __rseq_cs, except the no-sig variant's, kept
+ * apart so that tools (and tests/unit/percpu_api.c) that validate every
+ * descriptor of a binary do not find the deliberately wrong one.
+ */
+#define ABI_CS_SECT_GOOD "__rseq_cs"
+#define ABI_CS_SECT_BROKEN "__rseq_cs_broken"
+
 #define ABI_CS_SIG_GOOD "0xd428bc00"
 #define ABI_CS_SIG_BAD "0xd428bc01"
+
+/*
+ * The probe's section (cs.c: cidk__abi_cs_wait): publish the attempt id
+ * (a plain store inside), spin until *rel holds it (at most @spins turns),
+ * then commit by storing the id to *commit.  1 = start_ip, 2 =
+ * post-commit, 4 = abort_ip; a spin that runs out leaves through 9 (after
+ * the section, no commit: ret 1).
+ */
+#define ABI_WAIT_ASM(SIG)                                                    \
+	__asm__ __volatile__(".pushsection __rseq_cs, \"aw\"\n\t"            \
+			     ".balign 32\n"                                  \
+			     "3:\n\t"                                        \
+			     ".long 0, 0\n\t"                                \
+			     ".quad 1f, 2f - 1f, 4f\n\t"                     \
+			     ".popsection\n\t"                               \
+			     ".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"  \
+			     ".quad 3b\n\t"                                  \
+			     ".popsection\n\t"                               \
+			     "adrp x15, 3b\n\t"                              \
+			     "add x15, x15, :lo12:3b\n\t"                    \
+			     "str x15, [%[cs]]\n"                            \
+			     "1:\n\t"                                        \
+			     "str %w[id], [%[pub]]\n\t"                      \
+			     "mov x13, %[spins]\n"                           \
+			     "5:\n\t"                                        \
+			     "ldr w14, [%[rel]]\n\t"                         \
+			     "cmp w14, %w[id]\n\t"                           \
+			     "b.eq 8f\n\t"                                   \
+			     "yield\n\t"                                     \
+			     "subs x13, x13, #1\n\t"                         \
+			     "b.ne 5b\n\t"                                   \
+			     "b 9f\n"                                        \
+			     "8:\n\t"                                        \
+			     "str %w[id], [%[commit]]\n"                     \
+			     "2:\n\t"                                        \
+			     "b 6f\n"                                        \
+			     "9:\n\t"                                        \
+			     "mov %w[ret], #1\n\t"                           \
+			     "b 6f\n\t"                                      \
+			     ".pushsection __rseq_failure, \"ax\"\n\t"       \
+			     ".inst " SIG "\n"                               \
+			     "4:\n\t"                                        \
+			     "mov %w[ret], #-1\n\t"                          \
+			     "b 6f\n\t"                                      \
+			     ".popsection\n"                                 \
+			     "6:\n\t"                                        \
+			     : [ret] "+r"(ret)                               \
+			     : [cs] "r"(w->rseq_cs), [pub] "r"(w->pub),      \
+			       [rel] "r"(w->rel), [commit] "r"(w->commit),   \
+			       [id] "r"(w->id), [spins] "r"(spins)           \
+			     : "x13", "x14", "x15", "cc", "memory")

@@ -22,14 +22,14 @@
  */
 #define ABI_CS_INC "addq $1, (%[count])\n\t"
 
-#define ABI_CS_ASM(END, SIG, EARLY, LATE)                                    \
-	__asm__ __volatile__(".pushsection __rseq_cs, \"aw\"\n\t"            \
+#define ABI_CS_ASM(SECT, END, SIG, EARLY, LATE)                                 \
+	__asm__ __volatile__(".pushsection " SECT ", \"aw\"\n\t"            \
 			     ".balign 32\n"                                  \
 			     "3:\n\t"                                        \
 			     ".long 0, 0\n\t"                                \
 			     ".quad 1f, " END " - 1f, 4f\n\t"                \
 			     ".popsection\n\t"                               \
-			     ".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"  \
+			     ".pushsection " SECT "_ptr_array, \"aw\"\n\t"  \
 			     ".quad 3b\n\t"                                  \
 			     ".popsection\n\t"                               \
 			     "leaq 3b(%%rip), %%rax\n\t"                     \
@@ -57,5 +57,63 @@
 			       [spins] "r"(spins)                            \
 			     : "rax", "rcx", "cc", "memory")
 
+/*
+ * The descriptors' section: __rseq_cs, except the no-sig variant's, kept
+ * apart so that tools (and tests/unit/percpu_api.c) that validate every
+ * descriptor of a binary do not find the deliberately wrong one.
+ */
+#define ABI_CS_SECT_GOOD "__rseq_cs"
+#define ABI_CS_SECT_BROKEN "__rseq_cs_broken"
+
 #define ABI_CS_SIG_GOOD "0x53053053"
 #define ABI_CS_SIG_BAD "0x53053054"
+
+/*
+ * The probe's section (cs.c: cidk__abi_cs_wait): publish the attempt id
+ * (a plain store inside), spin until *rel holds it (at most @spins turns),
+ * then commit by storing the id to *commit.  1 = start_ip, 2 =
+ * post-commit, 4 = abort_ip; a spin that runs out leaves through 9 (after
+ * the section, no commit: ret 1).
+ */
+#define ABI_WAIT_ASM(SIG)                                                    \
+	__asm__ __volatile__(".pushsection __rseq_cs, \"aw\"\n\t"            \
+			     ".balign 32\n"                                  \
+			     "3:\n\t"                                        \
+			     ".long 0, 0\n\t"                                \
+			     ".quad 1f, 2f - 1f, 4f\n\t"                     \
+			     ".popsection\n\t"                               \
+			     ".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"  \
+			     ".quad 3b\n\t"                                  \
+			     ".popsection\n\t"                               \
+			     "leaq 3b(%%rip), %%rax\n\t"                     \
+			     "movq %%rax, (%[cs])\n"                         \
+			     "1:\n\t"                                        \
+			     "movl %[id], (%[pub])\n\t"                      \
+			     "movq %[spins], %%rcx\n"                        \
+			     "5:\n\t"                                        \
+			     "cmpl %[id], (%[rel])\n\t"                      \
+			     "je 8f\n\t"                                     \
+			     "pause\n\t"                                     \
+			     "decq %%rcx\n\t"                                \
+			     "jnz 5b\n\t"                                    \
+			     "jmp 9f\n"                                      \
+			     "8:\n\t"                                        \
+			     "movl %[id], (%[commit])\n"                     \
+			     "2:\n\t"                                        \
+			     "jmp 6f\n"                                      \
+			     "9:\n\t"                                        \
+			     "movl $1, %k[ret]\n\t"                          \
+			     "jmp 6f\n\t"                                    \
+			     ".pushsection __rseq_failure, \"ax\"\n\t"       \
+			     ".byte 0x0f, 0xb9, 0x3d\n\t"                    \
+			     ".long " SIG "\n"                               \
+			     "4:\n\t"                                        \
+			     "movl $-1, %k[ret]\n\t"                         \
+			     "jmp 6f\n\t"                                    \
+			     ".popsection\n"                                 \
+			     "6:\n\t"                                        \
+			     : [ret] "+r"(ret)                               \
+			     : [cs] "r"(w->rseq_cs), [pub] "r"(w->pub),      \
+			       [rel] "r"(w->rel), [commit] "r"(w->commit),   \
+			       [id] "r"(w->id), [spins] "r"(spins)           \
+			     : "rax", "rcx", "cc", "memory")

@@ -61,6 +61,8 @@ static const struct check {
 	  1, cidk__abi_check_membarrier },
 	{ "slice-ext", "the time-slice extension (Linux 7.0+) when offered", 0,
 	  cidk__abi_check_slice_ext },
+	{ "probe", "libcidkit's in-process probe: a section a membarrier RSEQ command interrupts aborts",
+	  0, cidk__abi_check_probe },
 };
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))

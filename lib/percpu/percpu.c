@@ -4,12 +4,18 @@
  * helpers of the per-CPU operations (include/cidkit/percpu.h).
  *
  * Invariants:
- *  - cidk_percpu_rseq_mask and why[] are written once, by the constructor,
- *    before main() and before any thread exists; read-only afterwards, so
- *    every thread of the process takes the same path for its whole life
- *    (the two paths must never touch the same copy at the same time: a
- *    plain add inside a critical section is not atomic against a locked
- *    add from another CPU).
+ *  - cidk_percpu_off starts "every indexing off, undecided" and is written
+ *    once: by the constructor, before main(), when nothing needs the
+ *    probe (no rseq, ThreadSanitizer, CIDK_PERCPU=atomic|rseq), else by
+ *    decide(), which runs the probe (lib/abi/probe.c) under a lock at the
+ *    first operation, path or why query, fence or cidk_percpu_init(), and
+ *    publishes the path (CIDK_PERCPU_UNDECIDED clear) in one release store
+ *    after why_cpu/why_cid.  Until that store every operation waits in
+ *    decide(), before it touches a copy; after it, every thread takes the
+ *    same path for the rest of the process's life (the two paths must
+ *    never touch the same copy at the same time: a plain add inside a
+ *    critical section is not atomic against a locked add from another
+ *    CPU).  So no operation is in flight when the path is chosen.
  *  - On the atomic path, bit 0 of a list head is set only while a pop
  *    holds that copy (between its CAS and its release store); the rseq
  *    path never sets it.
@@ -28,6 +34,9 @@
 #define AT_RSEQ_FEATURE_SIZE 27
 #endif
 
+#include <pthread.h>
+
+#include <cidkit/abi.h>
 #include <cidkit/percpu.h>
 
 #include "rseq/rseq_own.h"
@@ -43,11 +52,19 @@
 #define PERCPU_TSAN 0
 #endif
 
-unsigned int cidk_percpu_rseq_mask;
+/* every indexing off the rseq path until the path is chosen */
+unsigned int cidk_percpu_off = CIDK_PERCPU_CPU_ID | CIDK_PERCPU_MM_CID |
+			       CIDK_PERCPU_UNDECIDED;
 ptrdiff_t cidk_percpu_rseq_off;
 
 /* The area is cidkit's own (glibc registered none): threads register it. */
 static int own_area;
+
+/* What the constructor found: the rseq path's bits, if the probe agrees. */
+static unsigned int want;
+static pthread_mutex_t decide_lock = PTHREAD_MUTEX_INITIALIZER;
+static char why_buf[1][320];
+static const char *env_note = "";
 
 static const char *why_cpu = "not chosen yet";
 static const char *why_cid = "not chosen yet";
@@ -85,13 +102,22 @@ static unsigned int possible_cpus(void)
 	return max ? max : 1;
 }
 
-static const char *forced(void)
+/* CIDK_PERCPU: 'a' (atomic), 'r' (rseq, no probe) or 'p' (probe, the default). */
+static int env_choice(void)
 {
+	static char note[96];
 	const char *e = getenv("CIDK_PERCPU");
 
-	if (e && !strcmp(e, "atomic"))
-		return "forced by CIDK_PERCPU=atomic";
-	return NULL;
+	if (!e || !*e || !strcmp(e, "probe"))
+		return 'p';
+	if (!strcmp(e, "atomic"))
+		return 'a';
+	if (!strcmp(e, "rseq"))
+		return 'r';
+	snprintf(note, sizeof(note), " (CIDK_PERCPU=%.32s%s not understood: rseq, atomic or probe)",
+		 e, strlen(e) > 32 ? "..." : "");
+	env_note = note;
+	return 'p';
 }
 
 /*
@@ -129,10 +155,19 @@ static const char *choose_area(void)
 	return NULL;
 }
 
+/* The path, for good: @rseq's bits run critical sections, the rest atomics. */
+static void publish(unsigned int rseq)
+{
+	__atomic_store_n(&cidk_percpu_off,
+			 (CIDK_PERCPU_CPU_ID | CIDK_PERCPU_MM_CID) & ~rseq,
+			 __ATOMIC_RELEASE);
+}
+
 __attribute__((constructor)) static void percpu_choose(void)
 {
 	unsigned int mask = 0;
 	const char *why = NULL;
+	int env = env_choice();
 
 	nr_copies = possible_cpus();
 	if (!CIDK_PERCPU_HAVE_RSEQ)
@@ -140,8 +175,8 @@ __attribute__((constructor)) static void percpu_choose(void)
 		      "(x86-64 and little-endian aarch64 only)";
 	else if (PERCPU_TSAN)
 		why = "ThreadSanitizer build (TSan cannot see rseq)";
-	else if ((why = forced()) != NULL)
-		;
+	else if (env == 'a')
+		why = "forced by CIDK_PERCPU=atomic";
 	else
 		why = choose_area();
 	if (why) {
@@ -163,14 +198,80 @@ __attribute__((constructor)) static void percpu_choose(void)
 		} else {
 			why_cid = "the kernel provides no mm_cid (Linux < 6.3)";
 		}
+		if (env == 'r') {
+			why_cpu = "forced by CIDK_PERCPU=rseq (not probed)";
+			if (mask & CIDK_PERCPU_MM_CID)
+				why_cid = why_cpu;
+		}
 	}
-	cidk_percpu_rseq_mask = mask;
+	if (mask && env == 'p') {
+		want = mask; /* decide() asks the probe */
+		return;
+	}
+	publish(mask);
+}
+
+/*
+ * The probe's verdict on the abort promise turned into the path: PASS
+ * keeps the rseq path the constructor found, FAIL and UNKNOWN take the
+ * atomic path (a section the kernel does not abort corrupts data; not
+ * knowing is treated as not safe).
+ */
+static void decide(void)
+{
+	struct cidk_abi_probe_result r;
+	const struct cidk_abi_promise_result *a = &r.promise[CIDK_ABI_ABORT];
+	unsigned int mask = 0;
+
+	pthread_mutex_lock(&decide_lock);
+	if (!(__atomic_load_n(&cidk_percpu_off, __ATOMIC_ACQUIRE) & CIDK_PERCPU_UNDECIDED))
+		goto out;
+	cidk_abi_probe_cached(&r);
+	if (a->verdict == CIDK_ABI_PASS) {
+		mask = want;
+		snprintf(why_buf[0], sizeof(why_buf[0]),
+			 "%s; the probe: interrupted sections abort (%u of %u, %llu us)%s",
+			 why_cpu, a->aborts_in_event, a->aborts_in_event,
+			 (unsigned long long)(a->ns / 1000), env_note);
+		why_cpu = why_buf[0];
+		if (want & CIDK_PERCPU_MM_CID)
+			why_cid = why_cpu;
+	} else {
+		snprintf(why_buf[0], sizeof(why_buf[0]), "%s: %s%s",
+			 a->verdict == CIDK_ABI_FAIL ?
+			 "broken abort promise" :
+			 "the probe could not tell, so the safe default",
+			 a->why, env_note);
+		why_cpu = why_buf[0];
+		if (want & CIDK_PERCPU_MM_CID)
+			why_cid = why_cpu;
+	}
+	publish(mask);
+out:
+	pthread_mutex_unlock(&decide_lock);
+}
+
+/* The indexings on the rseq path, choosing it first if no one has. */
+static unsigned int paths(void)
+{
+	unsigned int m = __atomic_load_n(&cidk_percpu_off, __ATOMIC_ACQUIRE);
+
+	if (m & CIDK_PERCPU_UNDECIDED) {
+		decide();
+		m = __atomic_load_n(&cidk_percpu_off, __ATOMIC_ACQUIRE);
+	}
+	return ~m & (CIDK_PERCPU_CPU_ID | CIDK_PERCPU_MM_CID);
+}
+
+int cidk_percpu_init(void)
+{
+	paths();
+	return 0;
 }
 
 enum cidk_percpu_path cidk_percpu_path(enum cidk_percpu_index idx)
 {
-	return (cidk_percpu_rseq_mask & (unsigned int)idx) ? CIDK_PERCPU_RSEQ
-							 : CIDK_PERCPU_ATOMIC;
+	return (paths() & (unsigned int)idx) ? CIDK_PERCPU_RSEQ : CIDK_PERCPU_ATOMIC;
 }
 
 const char *cidk_percpu_path_name(enum cidk_percpu_path path)
@@ -180,6 +281,7 @@ const char *cidk_percpu_path_name(enum cidk_percpu_path path)
 
 const char *cidk_percpu_why(enum cidk_percpu_index idx)
 {
+	paths();
 	return idx == CIDK_PERCPU_MM_CID ? why_cid : why_cpu;
 }
 

@@ -4,7 +4,7 @@
 CIDKIT=${1:?usage: abi.sh path/to/cidkit}
 . "$(dirname "$0")/tap.sh"
 report="python3 $(dirname "$0")/abi_report.py"
-ALL="register ids abort-preempt abort-migrate abort-signal cpu-id-start mm-cid membarrier-rseq slice-ext"
+ALL="register ids abort-preempt abort-migrate abort-signal cpu-id-start mm-cid membarrier-rseq slice-ext probe"
 
 run abi --only register --json
 case "$out" in
@@ -19,7 +19,7 @@ ok $? "--help: usage on stdout, exit 0"
 
 run abi --list
 [ "$(echo "$out" | awk '{print $1}' | tr '\n' ' ')" = "$ALL " ]
-ok $? "--list: the nine checks, in order"
+ok $? "--list: the ten checks, in order"
 
 # The real run: nothing fails on this kernel (6.x x86-64 keeps every
 # promise checked); pass or n/a with a reason; shape and oracles.
@@ -41,7 +41,7 @@ ok $? "--only abort-signal,ids: those two, in that order" "$tmp/why"
 # wrong n/a of any check shows here.  slice-ext is pass only where the
 # kernel offers the extension (7.0+), n/a otherwise.
 ncpu=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
-must="register ids abort-preempt abort-signal cpu-id-start mm-cid membarrier-rseq"
+must="register ids abort-preempt abort-signal cpu-id-start mm-cid membarrier-rseq probe"
 [ "$ncpu" -ge 2 ] && must="$must abort-migrate"
 for c in $must; do
 	run abi --only "$c" --seconds 1
@@ -77,7 +77,8 @@ abort_checks="abort-preempt abort-signal membarrier-rseq"
 [ "$ncpu" -ge 2 ] && abort_checks="$abort_checks abort-migrate"
 for pair in "cs-short:$abort_checks" "no-sig:$abort_checks" \
 	"write-early:$abort_checks" "unregistered:register mm-cid" \
-	"no-event:cpu-id-start" "unarmed:$abort_checks"; do
+	"no-event:cpu-id-start" "unarmed:$abort_checks probe" \
+	"idle-helper:probe"; do
 	brk=${pair%%:*}
 	for c in ${pair#*:}; do
 		run_status 1 abi --only "$c" --break "$brk" --seconds 2

@@ -23,12 +23,12 @@ ok $([ -n "$pc" ]; echo $?) "cidkit.pc installed"
 libdir=$(dirname "$(dirname "$pc")")
 prefix=$(dirname "$(find "$dest" -type d -name include | head -1)")
 
-# The shared library: real file, soname link, dev link; soname libcidkit.so.0.
-[ -f "$libdir/libcidkit.so.0.1.0" ] && [ -L "$libdir/libcidkit.so.0" ] &&
+# The shared library: real file, soname link, dev link; soname libcidkit.so.1.
+[ -f "$libdir/libcidkit.so.1.0.0" ] && [ -L "$libdir/libcidkit.so.1" ] &&
 	[ -L "$libdir/libcidkit.so" ]
-ok $? "libcidkit.so.0.1.0 with links libcidkit.so.0 and libcidkit.so"
-soname=$(readelf -d "$libdir/libcidkit.so.0.1.0" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-ok $([ "$soname" = libcidkit.so.0 ]; echo $?) "soname is libcidkit.so.0 (got '$soname')"
+ok $? "libcidkit.so.1.0.0 with links libcidkit.so.1 and libcidkit.so"
+soname=$(readelf -d "$libdir/libcidkit.so.1.0.0" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+ok $([ "$soname" = libcidkit.so.1 ]; echo $?) "soname is libcidkit.so.1 (got '$soname')"
 
 # Every header of include/cidkit (and of its arch/ folder, the per-CPU
 # critical sections percpu.h includes) except the lab's sim.h and trace.h,
@@ -73,8 +73,8 @@ done
 
 export LD_LIBRARY_PATH="$libdir"
 ldd "$tmp/percpu_counter" >"$tmp/ldd" 2>&1
-grep -q "libcidkit.so.0 => $libdir/libcidkit.so.0 " "$tmp/ldd"
-ok $? "the example loads the installed libcidkit.so.0" "$tmp/ldd"
+grep -q "libcidkit.so.1 => $libdir/libcidkit.so.1 " "$tmp/ldd"
+ok $? "the example loads the installed libcidkit.so.1" "$tmp/ldd"
 
 # The counter: 4 threads x 200000 increments, the sum exact.
 "$tmp/percpu_counter" 4 200000 >"$tmp/pc.out" 2>&1

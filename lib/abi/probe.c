@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/abi/probe.c - the in-process probe of rseq's abort promise
+ * (include/cidkit/abi.h), its process-wide cache, and the "probe" row of
+ * `cidkit abi` (the same code, run in the check's child process).
+ *
+ * Two threads and three words, each written by one side:
+ *   A (started here)  enters the wait section (cs.c), stores the attempt
+ *                     id to pub inside it, spins until rel == id, and
+ *                     commits by storing the id to commit;
+ *   B (the caller)    waits until pub holds a new id k, stores
+ *                     started = k, sends membarrier's RSEQ command (with
+ *                     A on B's CPU, B runs only while A is preempted: the
+ *                     preemption is then the event), then stores rel = k.
+ * A section that commits had seen rel == id inside: B's whole event ran
+ * while A was inside it (A published the id there, and an aborted
+ * attempt never reaches its commit), so the kernel did not abort it --
+ * FAIL at once, no luck needed.  An aborted attempt counts for a pass only
+ * if started == id when A looks (B's event had begun); an abort before
+ * that (a stray preemption) is retried under a new id.  A spin that runs
+ * out (B slow to run) is retried too.  Ids grow from 1, so a stale rel or
+ * started never matches a new attempt.  Every wait of either side checks
+ * the deadline: UNKNOWN, never a hang.
+ *
+ * Breaks (lib/abi/abi.h, for tests of the verdicts): unarmed (the
+ * descriptor goes where the kernel never reads it: nothing can abort A,
+ * which is what the broken kernels look like -- FAIL), idle-helper (B
+ * makes no event, the control: A must commit -- FAIL), no-event (B never
+ * releases A -- UNKNOWN at the deadline).
+ *
+ * Cold: runs once per process (or on request); each probe starts and
+ * joins one thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cidkit/abi.h>
+
+#include "abi/abi_impl.h"
+#include "util/clock.h"
+
+#ifndef MEMBARRIER_CMD_QUERY
+#define MEMBARRIER_CMD_QUERY 0
+#endif
+#define MB_PRIVATE_EXPEDITED_RSEQ (1 << 7)
+#define MB_REGISTER_PRIVATE_EXPEDITED_RSEQ (1 << 8)
+
+#define DEFAULT_BUDGET_NS 50000000ull
+#define MAX_BUDGET_NS 10000000000ull
+#define DEFAULT_ROUNDS 2u
+#define WAIT_SPINS (1ul << 16) /* turns of A's spin before it looks at the clock */
+
+#if defined(__SANITIZE_THREAD__)
+#define PROBE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PROBE_TSAN 1
+#endif
+#endif
+#ifndef PROBE_TSAN
+#define PROBE_TSAN 0
+#endif
+
+/* The words, each on its own line: A writes pub and commit, B the rest. */
+struct probe_run {
+	_Alignas(64) uint32_t pub;
+	_Alignas(64) uint32_t started;
+	uint32_t rel;
+	int stop; /* either side: the verdict is in, or the deadline passed */
+	_Alignas(64) uint32_t commit;
+	uint64_t deadline;
+	unsigned int breaks, rounds;
+	int b_cpu; /* where B (the caller) runs, or -1 */
+	/* A's tallies and error (read by B after the join) */
+	unsigned int attempts, in_event, stray, broken, broken_id;
+	int a_err;
+	/* B's */
+	unsigned int events;
+	int b_err;
+};
+
+static uint32_t load(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static void store(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_SEQ_CST);
+}
+
+static int stopping(struct probe_run *p)
+{
+	return __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE) ||
+	       cidk__now_ns() >= p->deadline;
+}
+
+/*
+ * A runs off B's CPU where it can: then B's membarrier is the event, which
+ * takes microseconds; on B's CPU the event is a preemption, which takes a
+ * scheduler slice.  A starts with the caller's affinity (a pinned caller
+ * pins it too), so it widens its own to every CPU but B's; the kernel
+ * keeps it inside the process's cpuset, and refuses (nothing changes)
+ * when that leaves no CPU.  Only A's own affinity changes; A exits.
+ */
+static void off_b_cpu(int b_cpu)
+{
+	static cpu_set_t set; /* static: CPU_SETSIZE bits, not on A's small stack */
+	cpu_set_t *s = &set;
+
+	if (b_cpu < 0 || b_cpu >= CPU_SETSIZE)
+		return;
+	CPU_ZERO(s);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (c != b_cpu)
+			CPU_SET(c, s);
+	sched_setaffinity(0, sizeof(*s), s);
+}
+
+static void *side_a(void *arg)
+{
+	struct probe_run *p = arg;
+	struct cidk__abi_area ar;
+	struct cidk__abi_wait w;
+	uint64_t unarmed = 0;
+	uint32_t id = 0;
+	int rc;
+
+	off_b_cpu(p->b_cpu);
+	rc = cidk__abi_area_get(&ar, 0);
+	if (rc) {
+		p->a_err = rc;
+		goto out;
+	}
+	memset(&w, 0, sizeof(w));
+	w.rseq_cs = p->breaks & CIDK_ABI_BREAK_UNARMED ? &unarmed : &ar.a->rseq_cs;
+	w.pub = &p->pub;
+	w.rel = &p->rel;
+	w.commit = &p->commit;
+	w.spins = WAIT_SPINS;
+	while (!stopping(p)) {
+		w.id = ++id;
+		p->attempts++;
+		rc = cidk__abi_cs_wait(&w);
+		if (rc == 0) {
+			p->broken++;
+			p->broken_id = id;
+			break;
+		}
+		if (rc < 0) {
+			if (load(&p->started) == id) {
+				if (++p->in_event >= p->rounds)
+					break;
+			} else {
+				p->stray++;
+			}
+		}
+	}
+out:
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* B: one event per new attempt id, until A is done or the deadline. */
+static void side_b(struct probe_run *p)
+{
+	uint32_t last = 0;
+
+	while (!stopping(p)) {
+		uint32_t k = load(&p->pub);
+
+		if (k == last) {
+			sched_yield(); /* with one CPU, let A run */
+			continue;
+		}
+		store(&p->started, k);
+		if (!(p->breaks & CIDK_ABI_BREAK_IDLE_HELPER) &&
+		    syscall(__NR_membarrier, MB_PRIVATE_EXPEDITED_RSEQ, 0, 0)) {
+			p->b_err = errno;
+			break;
+		}
+		p->events++;
+		if (!(p->breaks & CIDK_ABI_BREAK_NO_EVENT))
+			store(&p->rel, k);
+		last = k;
+	}
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+}
+
+static void say(struct cidk_abi_promise_result *r, enum cidk_abi_answer v,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void say(struct cidk_abi_promise_result *r, enum cidk_abi_answer v,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	r->verdict = v;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Whether membarrier's RSEQ command is there; registers the process for it. */
+static int membarrier_rseq_ready(void)
+{
+	long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	if (q < 0)
+		return -errno;
+	if (!(q & MB_PRIVATE_EXPEDITED_RSEQ))
+		return -ENOSYS;
+	if (syscall(__NR_membarrier, MB_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0))
+		return -errno;
+	return 0;
+}
+
+static unsigned int usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	return (unsigned int)CPU_COUNT(&set);
+}
+
+static void verdict(const struct probe_run *p, uint64_t budget,
+		    struct cidk_abi_promise_result *r)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	r->attempts = p->attempts;
+	r->aborts_in_event = p->in_event;
+	r->stray_aborts = p->stray;
+	r->broken = p->broken;
+	r->events = p->events;
+	if (p->broken)
+		say(r, CIDK_ABI_FAIL,
+		    "a critical section committed after membarrier's RSEQ command had run inside it (attempt %u): Linux %s %s does not abort interrupted sections",
+		    p->broken_id, u.release, u.machine);
+	else if (p->a_err)
+		say(r, CIDK_ABI_UNKNOWN, "the probe thread has no rseq area: %s",
+		    strerror(-p->a_err));
+	else if (p->b_err)
+		say(r, CIDK_ABI_UNKNOWN, "membarrier's RSEQ command failed: %s",
+		    strerror(p->b_err));
+	else if (p->in_event >= p->rounds)
+		say(r, CIDK_ABI_PASS,
+		    "%u of %u sections interrupted by membarrier's RSEQ command were aborted (%u stray aborts retried)",
+		    p->in_event, p->in_event, p->stray);
+	else
+		say(r, CIDK_ABI_UNKNOWN,
+		    "no answer within %llu us: %u attempts, %u of %u aborts during an event, %u events",
+		    (unsigned long long)(budget / 1000), p->attempts, p->in_event,
+		    p->rounds, p->events);
+}
+
+int cidk__abi_probe_run(const struct cidk_abi_probe_opts *opts,
+			unsigned int breaks, struct cidk_abi_probe_result *out)
+{
+	struct cidk_abi_promise_result *r;
+	static const struct cidk_abi_probe_opts defaults;
+	struct probe_run *p;
+	pthread_attr_t attr;
+	pthread_t th;
+	uint64_t t0 = cidk__now_ns(), budget;
+	int rc;
+
+	if (!out)
+		return -EINVAL;
+	if (!opts)
+		opts = &defaults;
+	if (opts->budget_ns > MAX_BUDGET_NS)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	r = &out->promise[CIDK_ABI_ABORT];
+	out->cpus = usable_cpus();
+	budget = opts->budget_ns ? opts->budget_ns : DEFAULT_BUDGET_NS;
+	if (PROBE_TSAN || !cidk__abi_cs_supported()) {
+		say(r, CIDK_ABI_UNKNOWN, PROBE_TSAN ?
+		    "ThreadSanitizer build: it cannot see inside critical sections" :
+		    "no critical sections for this architecture");
+		rc = -ENOSYS;
+		goto done;
+	}
+	rc = membarrier_rseq_ready();
+	if (rc) {
+		say(r, CIDK_ABI_UNKNOWN, "membarrier's RSEQ command is not available: %s",
+		    rc == -ENOSYS ? "Linux < 5.10, or membarrier off" : strerror(-rc));
+		rc = 0;
+		goto done;
+	}
+	/* aligned words, off the caller's stack (A reads them after B returns) */
+	p = aligned_alloc(64, sizeof(*p));
+	if (!p) {
+		say(r, CIDK_ABI_UNKNOWN, "out of memory");
+		rc = -ENOMEM;
+		goto done;
+	}
+	memset(p, 0, sizeof(*p));
+	p->breaks = breaks;
+	p->rounds = opts->rounds ? opts->rounds : DEFAULT_ROUNDS;
+	p->deadline = t0 + budget;
+	p->b_cpu = sched_getcpu();
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	rc = -pthread_create(&th, &attr, side_a, p);
+	pthread_attr_destroy(&attr);
+	if (rc) {
+		say(r, CIDK_ABI_UNKNOWN, "cannot start the probe thread: %s", strerror(-rc));
+		free(p);
+		goto done;
+	}
+	side_b(p);
+	pthread_join(th, NULL);
+	verdict(p, budget, r);
+	free(p);
+done:
+	r->ns = cidk__now_ns() - t0;
+	out->ns = r->ns;
+	return rc;
+}
+
+/* ---- the process's answer ---------------------------------------------- */
+
+/* Breaks of the process's probe, for tests that link the library statically. */
+unsigned int cidk__abi_probe_cached_breaks;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cidk_abi_probe_result cache;
+static int cache_rc, cached;
+
+int cidk_abi_probe(const struct cidk_abi_probe_opts *opts,
+		   struct cidk_abi_probe_result *out, int refresh)
+{
+	int rc = cidk__abi_probe_run(opts, 0, out);
+
+	if (refresh && (rc == 0 || rc == -ENOSYS)) {
+		pthread_mutex_lock(&cache_lock);
+		cache = *out;
+		cache_rc = rc;
+		cached = 1;
+		pthread_mutex_unlock(&cache_lock);
+	}
+	return rc;
+}
+
+int cidk_abi_probe_cached(struct cidk_abi_probe_result *out)
+{
+	int rc;
+
+	if (!out)
+		return -EINVAL;
+	pthread_mutex_lock(&cache_lock);
+	if (!cached) {
+		cache_rc = cidk__abi_probe_run(NULL, cidk__abi_probe_cached_breaks, &cache);
+		cached = 1;
+	}
+	*out = cache;
+	rc = cache_rc;
+	pthread_mutex_unlock(&cache_lock);
+	return rc;
+}
+
+const char *cidk_abi_promise_name(enum cidk_abi_promise p)
+{
+	return p == CIDK_ABI_ABORT ? "abort" : NULL;
+}
+
+const char *cidk_abi_answer_name(enum cidk_abi_answer a)
+{
+	return a == CIDK_ABI_PASS ? "pass" : a == CIDK_ABI_FAIL ? "FAIL" : "unknown";
+}
+
+/* ---- `cidkit abi --only probe`: the same probe in a check's child ------- */
+
+void cidk__abi_check_probe(const struct cidk__abi_opts *o,
+			   struct cidk__abi_result *res)
+{
+	struct cidk_abi_probe_opts po = { 0, 0 };
+	struct cidk_abi_probe_result pr;
+	const struct cidk_abi_promise_result *r = &pr.promise[CIDK_ABI_ABORT];
+	static const enum cidk__abi_verdict as[] = {
+		[CIDK_ABI_UNKNOWN] = CIDK__ABI_NA,
+		[CIDK_ABI_PASS] = CIDK__ABI_PASS,
+		[CIDK_ABI_FAIL] = CIDK__ABI_FAIL,
+	};
+
+	/* the row's budget is the probe's, capped at the probe's own maximum */
+	po.budget_ns = o->seconds >= 10 ? MAX_BUDGET_NS : (uint64_t)(o->seconds * 1e9);
+	cidk__abi_probe_run(&po, o->breaks, &pr);
+	cidk__abi_ev(res, "sections", r->attempts);
+	cidk__abi_ev(res, "aborts_in_event", r->aborts_in_event);
+	cidk__abi_ev(res, "stray_aborts", r->stray_aborts);
+	cidk__abi_ev(res, "broken", r->broken);
+	cidk__abi_ev(res, "events", r->events);
+	cidk__abi_ev(res, "cpus", pr.cpus);
+	cidk__abi_ev(res, "us", (int64_t)(r->ns / 1000));
+	cidk__abi_say(res, as[r->verdict], "%s", r->why);
+}
