@@ -68,9 +68,23 @@ run_status 1 abi --require abort-preempt,slice-ext --break unarmed --seconds 0.5
 printf '%s\n' "$out" | grep -q '^abort-preempt *FAIL'
 ok $? "--require abort-preempt,slice-ext --break unarmed: a FAIL makes it 1 whatever else"
 
-# The probe itself made to fail needs a break the probe honours.
-n=$((n + 1))
-echo "ok $n - # SKIP the probe has no broken user side reachable from cidkit abi yet: --require abort cannot be shown to exit 1 here"
+# The process's own probe on a broken user side (--break reaches it):
+# unarmed is what the broken kernels look like (nothing aborts: FAIL at
+# once), idle-helper the control (no event: the section must commit),
+# unarmed,no-event never answers (unknown at the 50 ms deadline).
+run_status 1 abi --require abort --break unarmed
+lines_are abort:FAIL
+ok $? "--require abort --break unarmed: the probe says FAIL, exit 1"
+run_status 1 abi --require abort --break idle-helper
+lines_are abort:FAIL
+ok $? "--require abort --break idle-helper: the control commits, FAIL, exit 1"
+run_status 3 abi --require abort --break unarmed,no-event
+lines_are abort:unknown
+ok $? "--require abort --break unarmed,no-event: unknown is exit 3"
+run_status 1 abi --require abort,slice-ext --break unarmed
+[ "$(printf '%s\n' "$out" | awk '{ print $1 ":" $2 }' | head -1)" = abort:FAIL ] &&
+	[ "$(printf '%s\n' "$out" | wc -l)" -eq 2 ]
+ok $? "--require abort,slice-ext --break unarmed: FAIL beats the rest, exit 1"
 
 # --- --json of --require -------------------------------------------------
 run_status any abi --require abort,register,slice-ext --json
@@ -154,6 +168,29 @@ rc=$?
 [ $rc -eq 0 ] && printf '%s' "$out" | python3 -c "$quick_json" atomic atomic 2>"$tmp/why"
 ok $? "CIDK_PERCPU=atomic --quick --json: both paths atomic, the variable named" "$tmp/why"
 
+# --quick on a broken probe: the library falls back, and says why; the
+# override keeps rseq and says so.
+run_status 1 abi --quick --break unarmed
+printf '%s\n' "$out" | grep -Eq '^abort +FAIL ' &&
+	printf '%s\n' "$out" | grep -Eq '^ +attempts=[1-9][0-9]* aborts_in_event=0 stray_aborts=[0-9]+ broken=[1-9]' &&
+	printf '%s\n' "$out" | grep -Eq '^cpu_id +atomic +broken abort promise: ' &&
+	printf '%s\n' "$out" | grep -Eq '^mm_cid +atomic +broken abort promise: '
+ok $? "--quick --break unarmed: FAIL with a broken commit, both indexings atomic naming the promise; exit 1"
+
+run_status 0 abi --quick --break unarmed,no-event
+printf '%s\n' "$out" | grep -Eq '^abort +unknown ' &&
+	printf '%s\n' "$out" | grep -Eq '^cpu_id +atomic +.*could not tell' &&
+	printf '%s\n' "$out" | grep -Eq '^mm_cid +atomic +.*could not tell'
+ok $? "--quick --break unarmed,no-event: unknown, the safe default (atomic) and why; exit 0"
+
+out=$(CIDK_PERCPU=rseq "$CIDKIT" abi --quick --break unarmed 2>"$tmp/err")
+rc=$?
+printf '%s\n' "$out" >"$tmp/out"
+[ $rc -eq 1 ] && printf '%s\n' "$out" | grep -Eq '^abort +FAIL ' &&
+	printf '%s\n' "$out" | grep -Eq '^cpu_id +rseq +.*CIDK_PERCPU=rseq' &&
+	printf '%s\n' "$out" | grep -Eq '^mm_cid +rseq +.*CIDK_PERCPU=rseq'
+ok $? "CIDK_PERCPU=rseq --quick --break unarmed: the probe says FAIL, the override keeps rseq and says so"
+
 # --- the launcher's recipe: --quick --require abort ---------------------
 run abi --quick --require abort
 printf '%s\n' "$out" | grep -Eq '^require abort +pass ' &&
@@ -169,9 +206,15 @@ assert v["require"][0]["verdict"] == v["promises"][0]["verdict"] == "pass", v
 ' 2>"$tmp/why"
 ok $? "--quick --require abort --json: the gate and the probe agree" "$tmp/why"
 
-# the recipe itself, as docs/abi.md writes it
-out=$(unset CIDK_PERCPU; "$CIDKIT" abi --quick --require abort >/dev/null || export CIDK_PERCPU=atomic; echo "${CIDK_PERCPU:-unset}")
-[ "$out" = unset ]
-ok $? "the launcher recipe keeps the rseq path on this host ($out)"
+# the recipe itself, as docs/abi.md writes it: rseq kept here, atomic
+# exported when the probe is broken (FAIL) or cannot tell (unknown)
+for brk in "" unarmed unarmed,no-event; do
+	out=$(unset CIDK_PERCPU; "$CIDKIT" abi --quick --require abort ${brk:+--break $brk} >/dev/null ||
+		export CIDK_PERCPU=atomic; echo "${CIDK_PERCPU:-unset}")
+	want=atomic
+	[ -z "$brk" ] && want=unset
+	[ "$out" = $want ]
+	ok $? "the launcher recipe${brk:+ with --break $brk}: CIDK_PERCPU $out"
+done
 
 done_testing

@@ -51,12 +51,13 @@ static const char about[] =
 static const char epilog[] =
 	"Checks (--list prints them with what each checks): register, ids,\n"
 	"abort-preempt, abort-migrate, abort-signal, cpu-id-start, mm-cid,\n"
-	"membarrier-rseq, slice-ext.  --require also takes the probe's promise:\n"
-	"abort (a section interrupted by membarrier's RSEQ command or by a\n"
-	"preemption aborts).  --break (for tests) runs the checks on a\n"
-	"deliberately broken user side (comma-separated to combine): cs-short,\n"
-	"no-sig, write-early, unregistered, stale, no-event, unarmed,\n"
-	"idle-helper; see docs/abi.md.\n";
+	"membarrier-rseq, slice-ext, probe (the library's probe, in a child).\n"
+	"--require also takes the promise of the library's own probe, run in\n"
+	"this process: abort (a section interrupted by membarrier's RSEQ command\n"
+	"or by a preemption aborts).  --break (for tests) runs the checks, and\n"
+	"the probe, on a deliberately broken user side (comma-separated to\n"
+	"combine): cs-short, no-sig, write-early, unregistered, stale, no-event,\n"
+	"unarmed, idle-helper; see docs/abi.md.\n";
 
 /* One name of --require: a promise of the probe or a check. */
 struct req {
@@ -472,8 +473,13 @@ int cmd_abi(int argc, char **argv)
 	}
 	/* after the checks: their children fork from a process that never
 	 * ran the probe's thread */
-	if (probe)
+	if (probe) {
+		/* the breaks reach the process's own probe too (unarmed,
+		 * idle-helper: FAIL; no-event: unknown), and through it the
+		 * per-CPU operations' choice, which --quick shows */
+		cidk__abi_probe_cached_breaks = breaks;
 		run_probe(&pr, &call_us);
+	}
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
 	if (nreq)
