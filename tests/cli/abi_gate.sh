@@ -217,4 +217,23 @@ for brk in "" unarmed unarmed,no-event; do
 	ok $? "the launcher recipe${brk:+ with --break $brk}: CIDK_PERCPU $out"
 done
 
+# docs/abi.md's in-process recipe still compiles against the headers
+# (-fsyntax-only: the names, types and constants it uses exist).
+src=$(cd "$(dirname "$0")/../.." && pwd)
+python3 - "$src/docs/abi.md" >"$tmp/gate.c" <<'PY'
+import re, sys
+doc = open(sys.argv[1]).read()
+sec = doc.split("## Gating per-CPU data on this kernel", 1)[1].split("\n## ", 1)[0]
+print(re.search(r"^```c\n(.*?)^```", sec, re.M | re.S).group(1))
+PY
+cc=$(command -v cc || command -v gcc || command -v clang)
+if [ -n "$cc" ]; then
+	grep -q cidk_abi_probe_cached "$tmp/gate.c" &&
+		"$cc" -std=c11 -Wall -Werror -fsyntax-only -I"$src/include" "$tmp/gate.c" 2>"$tmp/why"
+	ok $? "docs/abi.md: the in-process recipe compiles (-std=c11 -Wall -Werror)" "$tmp/why"
+else
+	n=$((n + 1))
+	echo "ok $n - # SKIP no C compiler to compile docs/abi.md's recipe"
+fi
+
 done_testing
