@@ -340,6 +340,16 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cidk_abi_probe_result cache;
 static int cache_rc, cached;
 
+void cidk__abi_probe_lock(void)
+{
+	pthread_mutex_lock(&cache_lock);
+}
+
+void cidk__abi_probe_unlock(void)
+{
+	pthread_mutex_unlock(&cache_lock);
+}
+
 int cidk_abi_probe(const struct cidk_abi_probe_opts *opts,
 		   struct cidk_abi_probe_result *out, int refresh)
 {

@@ -13,6 +13,8 @@
  *   test_abi_probe unknown    the probe cannot tell in its budget: the
  *                             atomic path, said so
  *   test_abi_probe good       the probe passes: the rseq path, said so
+ *   test_abi_probe fork       fork while another thread probes: the
+ *                             child's first operation runs
  * with CIDK_PERCPU=rseq / atomic / a typo in the environment (meson runs
  * those) the override wins and why() says so.
  *
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/rseq.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cidkit/abi.h>
@@ -39,6 +42,7 @@
 #include "abi/abi_impl.h"
 #include "tap.h"
 #include "tsan.h"
+#include "util/clock.h"
 
 #define MS 1000000ull
 
@@ -237,6 +241,44 @@ static void exact_on_path(const char *path)
 	   path, aborts);
 }
 
+static void *init_thread(void *arg)
+{
+	(void)arg;
+	cidk_percpu_init();
+	return NULL;
+}
+
+/*
+ * fork while another thread probes (a probe that runs its whole 50 ms:
+ * never released, never aborted): the child's first operation must not
+ * wait for ever on a lock held by a thread it does not have.
+ */
+static void test_fork_during_probe(void)
+{
+	struct cidk_pool *p = cidk_pool_create(cidk_percpu_nr_copies(), 64);
+	cidk_pool_handle h = p ? cidk_pool_alloc(p, sizeof(intptr_t), sizeof(intptr_t), NULL) : -1;
+	uint64_t t0;
+	pthread_t th;
+	int status = -1;
+	pid_t pid;
+
+	cidk__abi_probe_cached_breaks = CIDK_ABI_BREAK_UNARMED | CIDK_ABI_BREAK_NO_EVENT;
+	pthread_create(&th, NULL, init_thread, NULL);
+	usleep(10000); /* well inside the 50 ms probe */
+	t0 = cidk__now_ns();
+	pid = fork();
+	if (pid == 0) {
+		alarm(5);
+		_exit(cidk_percpu_add(p, h, 1) == 0 && cidk_percpu_sum(p, h) == 1 &&
+			      cidk_percpu_path(CIDK_PERCPU_CPU_ID) == CIDK_PERCPU_ATOMIC ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	pthread_join(th, NULL);
+	ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "fork during the probe: the child's first operation runs (status %#x; fork waited %llu us for the probe)",
+	   status, (unsigned long long)((cidk__now_ns() - t0) / 1000));
+}
+
 static int path_is(enum cidk_percpu_path want)
 {
 	return cidk_percpu_path(CIDK_PERCPU_CPU_ID) == want &&
@@ -257,12 +299,16 @@ int main(int argc, char **argv)
 		test_api();
 		return done_testing();
 	}
+	if (!strcmp(mode, "fork")) {
+		test_fork_during_probe();
+		return done_testing();
+	}
 	if (!strcmp(mode, "broken"))
 		cidk__abi_probe_cached_breaks = CIDK_ABI_BREAK_UNARMED;
 	else if (!strcmp(mode, "unknown"))
 		cidk__abi_probe_cached_breaks = CIDK_ABI_BREAK_UNARMED | CIDK_ABI_BREAK_NO_EVENT;
 	else if (strcmp(mode, "good")) {
-		fprintf(stderr, "usage: test_abi_probe api|broken|unknown|good\n");
+		fprintf(stderr, "usage: test_abi_probe api|broken|unknown|good|fork\n");
 		return 2;
 	}
 	diag("%s, CIDK_PERCPU=%s: cpu_id %s (%s); mm_cid %s (%s)", mode, env ? env : "(unset)",
