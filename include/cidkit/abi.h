@@ -39,9 +39,11 @@
  * the budget is UNKNOWN, with why, never a hang.
  *
  * What the probe touches: for the abort promise, it starts and joins one
- * thread (which
- * registers cidkit's own rseq area for itself when glibc registered none,
- * and exits); it registers the process for membarrier's RSEQ command
+ * thread, which blocks every signal (the process's signals still reach
+ * only the caller's threads, and none can abort its sections), runs off
+ * the caller's CPU where the process may, registers cidkit's own rseq
+ * area for itself when glibc registered none, and exits; it registers the
+ * process for membarrier's RSEQ command
  * (MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ: process-wide and
  * permanent, harmless, and what cidk_percpu_fence() registers anyway).
  * It installs no signal handler, changes no affinity or signal mask of
