@@ -312,6 +312,7 @@ static void test_fork_during_probe(void)
 	ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	   "fork during the probe: the child's first operation runs (status %#x; fork waited %llu us for the probe)",
 	   status, (unsigned long long)((cidk__now_ns() - t0) / 1000));
+	cidk_pool_destroy(p);
 }
 
 static int path_is(enum cidk_percpu_path want)
