@@ -14,10 +14,18 @@
  * targets its CPU, or it is preempted -- is aborted (moved to its abort
  * handler) before it can commit.  Released kernels broke it: Debian's
  * arm64 6.19.x and 7.0.x up to 7.0.13 commit such sections, and per-CPU
- * data built on them silently corrupts (docs/abi.md).  A signal delivered
- * inside a section is a separate promise; those kernels keep it, so it
- * cannot tell them apart and is not part of the probe (`cidkit abi
- * --only abort-signal` checks it).
+ * data built on them silently corrupts (docs/abi.md).
+ *
+ * Two more promises on request (opts.promises), because asking costs a
+ * fork: a section a signal handler ran inside is aborted (the broken
+ * kernels keep this one -- arm64 7.0.13 aborts on signals and still
+ * corrupts data -- so it cannot be the gate), and cpu_id_start is
+ * rewritten after a signal when the area was registered in the legacy
+ * mode (32 bytes: "IDs rewritten after every switch and signal"; a longer,
+ * "V2" registration may skip it, so there it is a pass either way, and
+ * why says which mode).  Both run in a child process (fork of the
+ * caller), whose signal handler, interval timer and writes to its own
+ * copy of the rseq area the caller never sees.
  *
  * How (lib/abi/probe.c): two threads.  A (a thread the probe starts)
  * enters a critical section, publishes an attempt id inside it, and spins
@@ -30,13 +38,19 @@
  * never counts).  Every wait has a deadline: what cannot be told within
  * the budget is UNKNOWN, with why, never a hang.
  *
- * What the probe touches: it starts and joins one thread (which
- * registers cidkit's own rseq area for itself when glibc registered none,
- * and exits); it registers the process for membarrier's RSEQ command
+ * What the probe touches: for the abort promise, it starts and joins one
+ * thread, which blocks every signal (the process's signals still reach
+ * only the caller's threads, and none can abort its sections), runs off
+ * the caller's CPU where the process may, registers cidkit's own rseq
+ * area for itself when glibc registered none, and exits; it registers the
+ * process for membarrier's RSEQ command
  * (MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ: process-wide and
  * permanent, harmless, and what cidk_percpu_fence() registers anyway).
  * It installs no signal handler, changes no affinity or signal mask of
- * the caller, and leaves the caller's rseq registration alone.
+ * the caller, and leaves the caller's rseq registration alone.  For the
+ * opt-in promises it forks one child and reaps it (waitpid on its pid: a
+ * program that reaps every child with waitpid(-1) from another thread may
+ * take it, and the answer is then UNKNOWN).
  */
 #ifndef CIDKIT_ABI_H
 #define CIDKIT_ABI_H
@@ -51,8 +65,10 @@ extern "C" {
 
 /* The promises the probe can ask about (indices into result.promise). */
 enum cidk_abi_promise {
-	CIDK_ABI_ABORT = 0, /* an interrupted section aborts (membarrier RSEQ / preemption) */
-	CIDK_ABI_NR_PROMISES = 1,
+	CIDK_ABI_ABORT = 0,        /* an interrupted section aborts (membarrier RSEQ / preemption) */
+	CIDK_ABI_SIGNAL = 1,       /* a section a signal handler ran inside aborts (opt-in) */
+	CIDK_ABI_CPU_ID_START = 2, /* cpu_id_start rewritten after a signal, as the registration's mode says (opt-in) */
+	CIDK_ABI_NR_PROMISES = 3,
 };
 
 /* One answer. */
@@ -79,15 +95,20 @@ struct cidk_abi_promise_result {
 /* What the probe found. */
 struct cidk_abi_probe_result {
 	struct cidk_abi_promise_result promise[CIDK_ABI_NR_PROMISES];
+	unsigned int asked;   /* the promises probed (CIDK_ABI_ASK bits); the others are UNKNOWN, "not asked" */
 	uint64_t ns;          /* wall time of the whole probe */
 	unsigned int cpus;    /* CPUs the probe's threads could use */
 };
 
 /* How to probe; all zero means the defaults. */
 struct cidk_abi_probe_opts {
-	uint64_t budget_ns;  /* give up (UNKNOWN) after this; 0: 50 ms */
-	unsigned int rounds; /* aborts during an event a pass needs; 0: 2 */
+	uint64_t budget_ns;    /* give up (UNKNOWN) after this, per promise; 0: 250 ms */
+	unsigned int rounds;   /* aborts during an event a pass needs; 0: 2 */
+	unsigned int promises; /* bits 1u << enum cidk_abi_promise; 0: the abort promise only */
 };
+
+/* The opts.promises bit of one promise. */
+#define CIDK_ABI_ASK(p) (1u << (p))
 
 /*
  * cidk_abi_probe - probe the running kernel now, with @opts (NULL: the
@@ -97,7 +118,7 @@ struct cidk_abi_probe_opts {
  * cidk_abi_probe_cached return; the per-CPU operations' path, once chosen,
  * does not change).
  * Returns 0 (the verdicts are in @out, UNKNOWN included), -EINVAL (@out
- * NULL, or @opts->budget_ns above 10 s), -ENOSYS (no critical sections
+ * NULL, @opts->budget_ns above 10 s, or a promises bit past the last), -ENOSYS (no critical sections
  * for this architecture or build: @out says UNKNOWN and why), or the
  * negative errno of pthread_create.  MT-safe; probes may run at the same
  * time (each has its own threads and words).  Blocks for at most about
@@ -114,7 +135,7 @@ CIDK_EXPORT int cidk_abi_probe(const struct cidk_abi_probe_opts *opts,
  */
 CIDK_EXPORT int cidk_abi_probe_cached(struct cidk_abi_probe_result *out);
 
-/* "abort" for CIDK_ABI_ABORT; NULL past the end. */
+/* "abort", "signal", "cpu-id-start"; NULL past the end. */
 CIDK_EXPORT const char *cidk_abi_promise_name(enum cidk_abi_promise p);
 
 /* "pass", "FAIL" or "unknown". */

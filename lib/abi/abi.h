@@ -124,4 +124,12 @@ int cidk__abi_probe_run(const struct cidk_abi_probe_opts *opts,
  */
 extern unsigned int cidk__abi_probe_cached_breaks;
 
+/*
+ * The cache's lock, for fork: lib/percpu's pthread_atfork handlers take
+ * it (after their own, the order every path takes them in) so that a
+ * child never starts with it held by a thread it does not have.
+ */
+void cidk__abi_probe_lock(void);
+void cidk__abi_probe_unlock(void);
+
 #endif /* CIDKIT_LIB_ABI_H */

@@ -1,5 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * The descriptor (label 3: version 0, flags 0, start_ip = label 1, the
+ * section ending at @END, abort_ip = label 4) in section @SECT, and its
+ * address in @SECT_ptr_array, for tools: one home for both sections below.
+ */
+#define ABI_CS_DESC(SECT, END)                                               \
+	".pushsection " SECT ", \"aw\"\n\t"                                   \
+	".balign 32\n"                                                        \
+	"3:\n\t"                                                              \
+	".long 0, 0\n\t"                                                      \
+	".quad 1f, " END " - 1f, 4f\n\t"                                      \
+	".popsection\n\t"                                                     \
+	".pushsection " SECT "_ptr_array, \"aw\"\n\t"                         \
+	".quad 3b\n\t"                                                        \
+	".popsection\n\t"
+
+/*
  * lib/abi/cs_aarch64.h - the checks' critical section on aarch64 (included
  * by cs.c only).
  *
@@ -21,15 +37,7 @@
 	"str x14, [%[count]]\n\t"
 
 #define ABI_CS_ASM(SECT, END, SIG, EARLY, LATE)                                 \
-	__asm__ __volatile__(".pushsection " SECT ", \"aw\"\n\t"            \
-			     ".balign 32\n"                                  \
-			     "3:\n\t"                                        \
-			     ".long 0, 0\n\t"                                \
-			     ".quad 1f, " END " - 1f, 4f\n\t"                \
-			     ".popsection\n\t"                               \
-			     ".pushsection " SECT "_ptr_array, \"aw\"\n\t"  \
-			     ".quad 3b\n\t"                                  \
-			     ".popsection\n\t"                               \
+	__asm__ __volatile__(ABI_CS_DESC(SECT, END)                              \
 			     "adrp x15, 3b\n\t"                              \
 			     "add x15, x15, :lo12:3b\n\t"                    \
 			     "str x15, [%[cs]]\n"                            \
@@ -74,15 +82,7 @@
  * the section, no commit: ret 1).
  */
 #define ABI_WAIT_ASM(SIG)                                                    \
-	__asm__ __volatile__(".pushsection __rseq_cs, \"aw\"\n\t"            \
-			     ".balign 32\n"                                  \
-			     "3:\n\t"                                        \
-			     ".long 0, 0\n\t"                                \
-			     ".quad 1f, 2f - 1f, 4f\n\t"                     \
-			     ".popsection\n\t"                               \
-			     ".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"  \
-			     ".quad 3b\n\t"                                  \
-			     ".popsection\n\t"                               \
+	__asm__ __volatile__(ABI_CS_DESC(ABI_CS_SECT_GOOD, "2f")                \
 			     "adrp x15, 3b\n\t"                              \
 			     "add x15, x15, :lo12:3b\n\t"                    \
 			     "str x15, [%[cs]]\n"                            \

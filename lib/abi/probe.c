@@ -38,7 +38,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -53,7 +59,7 @@
 #define MB_PRIVATE_EXPEDITED_RSEQ (1 << 7)
 #define MB_REGISTER_PRIVATE_EXPEDITED_RSEQ (1 << 8)
 
-#define DEFAULT_BUDGET_NS 50000000ull
+#define DEFAULT_BUDGET_NS 250000000ull /* reached only when a thread cannot run */
 #define MAX_BUDGET_NS 10000000000ull
 #define DEFAULT_ROUNDS 2u
 #define WAIT_SPINS (1ul << 16) /* turns of A's spin before it looks at the clock */
@@ -113,16 +119,15 @@ static int stopping(struct probe_run *p)
  */
 static void off_b_cpu(int b_cpu)
 {
-	static cpu_set_t set; /* static: CPU_SETSIZE bits, not on A's small stack */
-	cpu_set_t *s = &set;
+	cpu_set_t s; /* 128 bytes */
 
 	if (b_cpu < 0 || b_cpu >= CPU_SETSIZE)
 		return;
-	CPU_ZERO(s);
+	CPU_ZERO(&s);
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (c != b_cpu)
-			CPU_SET(c, s);
-	sched_setaffinity(0, sizeof(*s), s);
+			CPU_SET(c, &s);
+	sched_setaffinity(0, sizeof(s), &s);
 }
 
 static void *side_a(void *arg)
@@ -265,34 +270,17 @@ static void verdict(const struct probe_run *p, uint64_t budget,
 		    p->rounds, p->events);
 }
 
-int cidk__abi_probe_run(const struct cidk_abi_probe_opts *opts,
-			unsigned int breaks, struct cidk_abi_probe_result *out)
+/* The abort promise: A and B, as above. */
+static int probe_abort(const struct cidk_abi_probe_opts *opts, unsigned int breaks,
+		       uint64_t budget, struct cidk_abi_promise_result *r)
 {
-	struct cidk_abi_promise_result *r;
-	static const struct cidk_abi_probe_opts defaults;
+	uint64_t t0 = cidk__now_ns();
 	struct probe_run *p;
 	pthread_attr_t attr;
+	sigset_t all;
 	pthread_t th;
-	uint64_t t0 = cidk__now_ns(), budget;
 	int rc;
 
-	if (!out)
-		return -EINVAL;
-	if (!opts)
-		opts = &defaults;
-	if (opts->budget_ns > MAX_BUDGET_NS)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	r = &out->promise[CIDK_ABI_ABORT];
-	out->cpus = usable_cpus();
-	budget = opts->budget_ns ? opts->budget_ns : DEFAULT_BUDGET_NS;
-	if (PROBE_TSAN || !cidk__abi_cs_supported()) {
-		say(r, CIDK_ABI_UNKNOWN, PROBE_TSAN ?
-		    "ThreadSanitizer build: it cannot see inside critical sections" :
-		    "no critical sections for this architecture");
-		rc = -ENOSYS;
-		goto done;
-	}
 	rc = membarrier_rseq_ready();
 	if (rc) {
 		say(r, CIDK_ABI_UNKNOWN, "membarrier's RSEQ command is not available: %s",
@@ -314,6 +302,14 @@ int cidk__abi_probe_run(const struct cidk_abi_probe_opts *opts,
 	p->b_cpu = sched_getcpu();
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
+	/*
+	 * A blocks every signal from its first instruction: the process's
+	 * signals go to the caller's threads as before, and none can abort
+	 * A's sections (a kernel that aborts on signals only -- arm64 7.0.13
+	 * -- must not pass).
+	 */
+	sigfillset(&all);
+	pthread_attr_setsigmask_np(&attr, &all);
 	rc = -pthread_create(&th, &attr, side_a, p);
 	pthread_attr_destroy(&attr);
 	if (rc) {
@@ -327,7 +323,263 @@ int cidk__abi_probe_run(const struct cidk_abi_probe_opts *opts,
 	free(p);
 done:
 	r->ns = cidk__now_ns() - t0;
-	out->ns = r->ns;
+	return rc;
+}
+
+/* ---- signal and cpu_id_start: in a child -------------------------------- */
+
+#define CIS_TRIALS 4
+#define CIS_SENTINEL 0xfffffff0u
+
+/* What the child reports (a shared page). */
+struct child_report {
+	struct probe_run sig;  /* attempts, in_event, stray, broken, events, a_err */
+	int len;               /* the registration's length, or -errno */
+	unsigned int cis_trials, cis_rewritten;
+	int done;
+};
+
+/*
+ * The handler releases the attempt the section published from inside
+ * (sig_pub): one that runs outside a section (before the next one stores
+ * its id) releases an old id, which no section waits for.
+ */
+static volatile uint32_t sig_rel, sig_pub;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	sig_rel = sig_pub;
+}
+
+/*
+ * The child: its only thread is a copy of the caller's, rseq registration
+ * included (fork keeps it).  Signal: the wait section publishes its id
+ * and spins (about 2 ms) until a SIGALRM handler (an interval timer,
+ * 100 us) copies the published id to sig_rel; a commit means the handler
+ * ran inside the section and the kernel did not abort it.  cpu_id_start: after raise(SIGALRM) a legacy registration
+ * must find it rewritten.  Async-signal-safe calls only (the caller may
+ * have other threads).
+ */
+static void child(struct child_report *c, unsigned int breaks, unsigned int rounds,
+		  uint64_t deadline)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 100 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct cidk__abi_area ar;
+	struct cidk__abi_wait w;
+	struct sigaction sa;
+	uint32_t commit = 0, id = 0;
+	uint64_t unarmed = 0;
+	sigset_t set;
+	int rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	rc = cidk__abi_area_get(&ar, 0);
+	if (rc) {
+		c->sig.a_err = rc;
+		c->len = rc;
+		return;
+	}
+	memset(&w, 0, sizeof(w));
+	w.rseq_cs = breaks & CIDK_ABI_BREAK_UNARMED ? &unarmed : &ar.a->rseq_cs;
+	w.pub = &sig_pub;
+	w.rel = &sig_rel;
+	w.commit = &commit;
+	w.spins = WAIT_SPINS << 4;
+	while (c->sig.in_event < rounds && cidk__now_ns() < deadline) {
+		w.id = ++id;
+		c->sig.attempts++;
+		if (!(breaks & CIDK_ABI_BREAK_IDLE_HELPER)) {
+			setitimer(ITIMER_REAL, &it, NULL);
+			c->sig.events++;
+		}
+		rc = cidk__abi_cs_wait(&w);
+		setitimer(ITIMER_REAL, &off, NULL);
+		if (rc == 0) {
+			c->sig.broken++;
+			c->sig.broken_id = w.id;
+			break;
+		}
+		if (rc < 0) {
+			if (sig_rel == w.id)
+				c->sig.in_event++;
+			else
+				c->sig.stray++;
+		}
+	}
+	c->len = cidk__abi_area_len(ar.a);
+	if (c->len == 32)
+		for (unsigned int i = 0; i < CIS_TRIALS; i++) {
+			ar.a->cpu_id_start = CIS_SENTINEL;
+			if (!(breaks & CIDK_ABI_BREAK_NO_EVENT))
+				raise(SIGALRM);
+			c->cis_trials++;
+			c->cis_rewritten += ar.a->cpu_id_start == ar.a->cpu_id;
+		}
+	c->done = 1;
+}
+
+static void probe_in_child(const struct cidk_abi_probe_opts *opts, unsigned int breaks,
+			   uint64_t budget, struct cidk_abi_probe_result *out)
+{
+	struct cidk_abi_promise_result *rs = &out->promise[CIDK_ABI_SIGNAL];
+	struct cidk_abi_promise_result *rc = &out->promise[CIDK_ABI_CPU_ID_START];
+	uint64_t t0 = cidk__now_ns(), deadline = t0 + budget;
+	struct timespec nap = { 0, 1000000 };
+	struct child_report *c;
+	int status = 0, reaped = 0;
+	char died[64] = "";
+	pid_t pid;
+
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED) {
+		say(rs, CIDK_ABI_UNKNOWN, "no shared page: %s", strerror(errno));
+		say(rc, CIDK_ABI_UNKNOWN, "no shared page: %s", strerror(errno));
+		return;
+	}
+	memset(c, 0, sizeof(*c));
+	pid = fork();
+	if (pid == 0) {
+		child(c, breaks, opts->rounds ? opts->rounds : DEFAULT_ROUNDS, deadline);
+		_exit(0);
+	}
+	/*
+	 * Wait without waking up: a parent that polled would preempt the
+	 * child on a shared CPU and abort its sections before the signal.
+	 * A pidfd (Linux 5.3+) polled to the deadline plus a grace for the
+	 * child's exit; without one, naps of a millisecond.
+	 */
+	if (pid > 0) {
+		int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+		uint64_t end = deadline + 20 * 1000000ull;
+
+		while (!reaped) {
+			pid_t w = waitpid(pid, &status, WNOHANG);
+			uint64_t now = cidk__now_ns();
+
+			if (w == pid || (w < 0 && errno != EINTR)) {
+				reaped = w == pid;
+				break;
+			}
+			if (now > end) {
+				kill(pid, SIGKILL);
+				reaped = waitpid(pid, &status, 0) == pid;
+				snprintf(died, sizeof(died), "the child did not finish in time");
+				break;
+			}
+			if (fd >= 0) {
+				struct pollfd pf = { fd, POLLIN, 0 };
+
+				poll(&pf, 1, (int)((end - now) / 1000000u) + 1);
+			} else {
+				nanosleep(&nap, NULL);
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (pid < 0)
+		snprintf(died, sizeof(died), "fork: %s", strerror(errno));
+	else if (!reaped)
+		snprintf(died, sizeof(died), "the child was reaped by someone else");
+	else if (!died[0] && WIFSIGNALED(status))
+		snprintf(died, sizeof(died), "the child was killed by signal %d", WTERMSIG(status));
+	if (died[0] || !c->done) {
+		say(rs, CIDK_ABI_UNKNOWN, "%s", died[0] ? died : "the child stopped early");
+		say(rc, CIDK_ABI_UNKNOWN, "%s", died[0] ? died : "the child stopped early");
+	} else {
+		struct probe_run *sg = &c->sig;
+
+		sg->rounds = opts->rounds ? opts->rounds : DEFAULT_ROUNDS;
+		rs->attempts = sg->attempts;
+		rs->aborts_in_event = sg->in_event;
+		rs->stray_aborts = sg->stray;
+		rs->broken = sg->broken;
+		rs->events = sg->events;
+		if (sg->broken)
+			say(rs, CIDK_ABI_FAIL,
+			    "a critical section committed after a signal handler ran inside it (attempt %u)",
+			    sg->broken_id);
+		else if (sg->a_err)
+			say(rs, CIDK_ABI_UNKNOWN, "no rseq area in the child: %s", strerror(-sg->a_err));
+		else if (sg->in_event >= sg->rounds)
+			say(rs, CIDK_ABI_PASS, "%u of %u sections a signal handler ran inside were aborted (%u stray aborts retried)",
+			    sg->in_event, sg->in_event, sg->stray);
+		else
+			say(rs, CIDK_ABI_UNKNOWN,
+			    "no answer within %llu us: %u attempts, %u of %u aborts during a signal, %u signals",
+			    (unsigned long long)(budget / 1000), sg->attempts, sg->in_event,
+			    sg->rounds, sg->events);
+		rc->attempts = c->cis_trials;
+		rc->events = c->cis_trials;
+		rc->broken = c->cis_trials - c->cis_rewritten;
+		if (c->len < 0)
+			say(rc, CIDK_ABI_UNKNOWN, "the registration's length is unknown: %s",
+			    strerror(-c->len));
+		else if (c->len != 32)
+			say(rc, CIDK_ABI_UNKNOWN,
+			    "a %d-byte (V2) registration: the kernel may skip the rewrite, nothing to ask",
+			    c->len);
+		else if (c->cis_rewritten < c->cis_trials)
+			say(rc, CIDK_ABI_FAIL,
+			    "legacy (32-byte) registration: cpu_id_start rewritten after %u of %u signals, must be every one",
+			    c->cis_rewritten, c->cis_trials);
+		else
+			say(rc, CIDK_ABI_PASS,
+			    "legacy (32-byte) registration: cpu_id_start rewritten after %u of %u signals",
+			    c->cis_rewritten, c->cis_trials);
+	}
+	munmap(c, sizeof(*c));
+	rs->ns = rc->ns = cidk__now_ns() - t0;
+}
+
+int cidk__abi_probe_run(const struct cidk_abi_probe_opts *opts,
+			unsigned int breaks, struct cidk_abi_probe_result *out)
+{
+	static const struct cidk_abi_probe_opts defaults;
+	unsigned int ask;
+	uint64_t t0 = cidk__now_ns(), budget;
+	int rc = 0;
+
+	if (!out)
+		return -EINVAL;
+	if (!opts)
+		opts = &defaults;
+	if (opts->budget_ns > MAX_BUDGET_NS ||
+	    opts->promises >> CIDK_ABI_NR_PROMISES)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	ask = opts->promises ? opts->promises : CIDK_ABI_ASK(CIDK_ABI_ABORT);
+	out->asked = ask;
+	out->cpus = usable_cpus();
+	budget = opts->budget_ns ? opts->budget_ns : DEFAULT_BUDGET_NS;
+	for (unsigned int i = 0; i < CIDK_ABI_NR_PROMISES; i++)
+		say(&out->promise[i], CIDK_ABI_UNKNOWN, "not asked");
+	if (PROBE_TSAN || !cidk__abi_cs_supported()) {
+		for (unsigned int i = 0; i < CIDK_ABI_NR_PROMISES; i++)
+			if (ask & CIDK_ABI_ASK(i))
+				say(&out->promise[i], CIDK_ABI_UNKNOWN, PROBE_TSAN ?
+				    "ThreadSanitizer build: it cannot see inside critical sections" :
+				    "no critical sections for this architecture");
+		rc = -ENOSYS;
+		goto done;
+	}
+	if (ask & CIDK_ABI_ASK(CIDK_ABI_ABORT))
+		rc = probe_abort(opts, breaks, budget, &out->promise[CIDK_ABI_ABORT]);
+	if (!rc && (ask & (CIDK_ABI_ASK(CIDK_ABI_SIGNAL) | CIDK_ABI_ASK(CIDK_ABI_CPU_ID_START)))) {
+		probe_in_child(opts, breaks, budget, out);
+		for (unsigned int i = CIDK_ABI_SIGNAL; i < CIDK_ABI_NR_PROMISES; i++)
+			if (!(ask & CIDK_ABI_ASK(i)))
+				say(&out->promise[i], CIDK_ABI_UNKNOWN, "not asked");
+	}
+done:
+	out->ns = cidk__now_ns() - t0;
 	return rc;
 }
 
@@ -339,6 +591,16 @@ unsigned int cidk__abi_probe_cached_breaks;
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cidk_abi_probe_result cache;
 static int cache_rc, cached;
+
+void cidk__abi_probe_lock(void)
+{
+	pthread_mutex_lock(&cache_lock);
+}
+
+void cidk__abi_probe_unlock(void)
+{
+	pthread_mutex_unlock(&cache_lock);
+}
 
 int cidk_abi_probe(const struct cidk_abi_probe_opts *opts,
 		   struct cidk_abi_probe_result *out, int refresh)
@@ -374,7 +636,9 @@ int cidk_abi_probe_cached(struct cidk_abi_probe_result *out)
 
 const char *cidk_abi_promise_name(enum cidk_abi_promise p)
 {
-	return p == CIDK_ABI_ABORT ? "abort" : NULL;
+	static const char *const names[] = { "abort", "signal", "cpu-id-start" };
+
+	return (unsigned int)p < CIDK_ABI_NR_PROMISES ? names[p] : NULL;
 }
 
 const char *cidk_abi_answer_name(enum cidk_abi_answer a)
@@ -387,7 +651,7 @@ const char *cidk_abi_answer_name(enum cidk_abi_answer a)
 void cidk__abi_check_probe(const struct cidk__abi_opts *o,
 			   struct cidk__abi_result *res)
 {
-	struct cidk_abi_probe_opts po = { 0, 0 };
+	struct cidk_abi_probe_opts po = { 0, 0, 0 };
 	struct cidk_abi_probe_result pr;
 	const struct cidk_abi_promise_result *r = &pr.promise[CIDK_ABI_ABORT];
 	static const enum cidk__abi_verdict as[] = {

@@ -39,6 +39,7 @@
 #include <cidkit/abi.h>
 #include <cidkit/percpu.h>
 
+#include "abi/abi.h"
 #include "rseq/rseq_own.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -163,12 +164,31 @@ static void publish(unsigned int rseq)
 			 __ATOMIC_RELEASE);
 }
 
+/*
+ * fork() while another thread probes would leave the child a lock held by
+ * a thread it does not have, and its first operation waiting for ever:
+ * fork waits for the probe instead (at most its budget).  Both locks, in
+ * the order decide() takes them.
+ */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&decide_lock);
+	cidk__abi_probe_lock();
+}
+
+static void fork_done(void)
+{
+	cidk__abi_probe_unlock();
+	pthread_mutex_unlock(&decide_lock);
+}
+
 __attribute__((constructor)) static void percpu_choose(void)
 {
 	unsigned int mask = 0;
 	const char *why = NULL;
 	int env = env_choice();
 
+	pthread_atfork(fork_prepare, fork_done, fork_done);
 	nr_copies = possible_cpus();
 	if (!CIDK_PERCPU_HAVE_RSEQ)
 		why = "no critical sections for this architecture "

@@ -44,6 +44,38 @@ assert a[0]["max_us"] > a[1]["max_us"]
 '
 ok $? "sim scan --json: objects with the contract's keys; a full pass costs more than a batch"
 
+# sim scan's figures worked out by hand (issue 35), not read off the command:
+# periodic pins one task per CPU, each waking every 100 us for 5 us, so
+# every (mm, CPU) slot keeps its own CID (0..7 on 8 CPUs, bound
+# min(8 CPUs, 8 users) = 8), used far within the 100 ms expiry and below
+# the weight 8: lazy's scan releases nothing.  With compaction on return
+# to user, the first due check only arms (the first wake-ups come within
+# 100 us), then one full pass every 100 ms: in 250 ms, 2 calls, each
+# visiting all 8 slots, each visit 2 lines priced by distance from the
+# scanning CPU (sim/machine.c's Zen 4 constants: L2 14 cycles at 3.7 GHz,
+# 17 ns within an LLC, 80 ns between LLCs of a package, 190 ns between
+# sockets).  From any CPU of 2s2c2t (LLC = socket): itself and its SMT
+# sibling at L2, the other core's 2 CPUs at 17, the 4 of the other socket
+# at 190: 2 * (2 * 14/3.7 + 2 * 17 + 4 * 190) = 1603.135 ns; with llc=1
+# the other core is another LLC of the package, at 80:
+# 2 * (2 * 14/3.7 + 2 * 80 + 4 * 190) = 1855.135 ns.  Every call costs the
+# same, so p50 = p99 = max, and a pass is one call (0.0016, 0.0019 ms).
+for m in "2s2c2t 1.603 0.0016" "2s2c2t:llc=1 1.855 0.0019"; do
+	set -- $m
+	run sim scan --machine "$1" --workload periodic --policy lazy --trigger return-to-user \
+		--duration-ms 250 --json
+	printf '%s' "$out" | python3 -c '
+import json, sys
+(o,) = json.load(sys.stdin)
+want = {"nr_cpus": 8, "calls": 2, "p50_us": float(sys.argv[1]), "p99_us": float(sys.argv[1]),
+        "max_us": float(sys.argv[1]), "full_pass_ms": float(sys.argv[2]), "max_cid": 7,
+        "bound": 8, "max_cid_max_ratio": 1.0}
+got = {k: o[k] for k in want}
+assert got == want, (got, want)
+' "$2" "$3"
+	ok $? "sim scan --machine $1, lazy, periodic, 250 ms: 2 calls of $2 us each (p50, p99, max), worked out by hand"
+done
+
 run sim compaction-test --machine 1s4c1t --policy lazy,inherit --trigger return-to-user
 [ $rc -eq 0 ] && echo "$out" | grep -q '0 expected-to-pass runs failed'
 ok $? "sim compaction-test: passes where it must, exit 0"

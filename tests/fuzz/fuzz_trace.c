@@ -3,7 +3,13 @@
  * The ftrace text reader (trace/text.c, trace/reader.c) and the replay
  * (sim/workloads/replay.c) on any text.  Properties: every kept event,
  * written back in the canonical ftrace form (this harness's own writer),
- * parses to the same event (round trip); the streaming reader gives the
+ * parses to the same event (round trip); no line of a kept event is
+ * skipped, and each is kept as its kind: the harness finds each line's
+ * event name itself (the token after the timestamp's colon, which follows
+ * the first " [CPU]") and looks it up in its own table of the ftrace
+ * names, so a reader that silently dropped or mislabelled a kind fails
+ * here (the round trip sees only what the reader kept); every kind this
+ * harness writes reads back as that kind; the streaming reader gives the
  * events the line parser gives, line by line, and stops at the first
  * malformed line with that line's number; the replay of those events
  * never counts more agreements or naive hits than rseq_update events, nor
@@ -90,6 +96,99 @@ static void write_event(const struct cidk_trace_event *e, char *buf, size_t n)
 	}
 }
 
+/* The events the reader keeps, by their ftrace names (trace/text.c). */
+static const struct {
+	const char *name;
+	enum cidk_trace_kind kind;
+} kept[] = {
+	{ "rseq_update", CIDK_TRACE_RSEQ_UPDATE },
+	{ "sched_switch", CIDK_TRACE_SWITCH },
+	{ "sched_migrate_task", CIDK_TRACE_MIGRATE },
+	{ "sched_process_fork", CIDK_TRACE_FORK },
+	{ "sched_process_exit", CIDK_TRACE_EXIT },
+	{ "sched_process_exec", CIDK_TRACE_EXEC },
+	{ "sched_wakeup_new", CIDK_TRACE_WAKEUP_NEW },
+	{ "sched_wakeup", CIDK_TRACE_WAKEUP },
+	{ "mm_cid_work", CIDK_TRACE_CID_WORK },
+	{ "mm_cid_exit", CIDK_TRACE_CID_EXIT },
+	{ "mm_cid_fork", CIDK_TRACE_CID_FORK },
+	{ "cpus_allowed", CIDK_TRACE_AFFINITY },
+};
+
+/*
+ * The kind of the event line s[0..n) by its name, or -1 (no name, or one
+ * not kept).  Found without the reader, by the format's landmarks: after
+ * the first " [digits]" (the CPU column) the first ':' ends the timestamp
+ * (flags hold no ':'), and the name runs from there to the next ':' or
+ * ' '.  Comment lines ('#' first) have none.  Exact for every line the
+ * reader does not reject.
+ */
+static int kind_by_name(const char *s, size_t n)
+{
+	size_t i = 0, b, e, p, q;
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	while (i < n && s[i] == ' ')
+		i++;
+	if (i < n && s[i] == '#')
+		return -1;
+	for (b = i; b + 3 < n; b++) {
+		if (s[b] != ' ' || s[b + 1] != '[' || s[b + 2] < '0' || s[b + 2] > '9')
+			continue;
+		for (e = b + 2; e < n && s[e] >= '0' && s[e] <= '9'; e++)
+			;
+		if (e < n && s[e] == ']')
+			break;
+	}
+	if (b + 3 >= n)
+		return -1;
+	p = e;
+	while (p < n && s[p] != ':')
+		p++;
+	for (p++; p < n && s[p] == ' '; p++)
+		;
+	for (q = p; q < n && s[q] != ':' && s[q] != ' '; q++)
+		;
+	for (size_t k = 0; k < sizeof(kept) / sizeof(kept[0]); k++)
+		if (strlen(kept[k].name) == q - p && !memcmp(s + p, kept[k].name, q - p))
+			return (int)kept[k].kind;
+	return -1;
+}
+
+/* Every kind the harness writes (all of them) reads back as that kind. */
+static void every_kind_reads_back(void)
+{
+	static bool done;
+	struct cidk_trace_event e, back;
+	char buf[512];
+
+	if (done)
+		return;
+	done = true;
+	for (unsigned int k = 0; k < CIDK_TRACE_NR_KINDS; k++) {
+		memset(&e, 0, sizeof(e));
+		e.kind = (enum cidk_trace_kind)k;
+		e.pid = 7;
+		e.tgid = 5;
+		e.cpu = 3;
+		e.ts_ns = 1234567890123ull;
+		e.task_pid = 9;
+		e.child_pid = 11;
+		e.dest_cpu = 2;
+		e.orig_cpu = 1;
+		e.next_pid = 13;
+		e.prev_pid = 7;
+		e.cpus_word = 0xf0;
+		write_event(&e, buf, sizeof(buf));
+		FUZZ_CHECK(cidk_trace_parse_line(buf, strlen(buf), &back, NULL) == 1);
+		FUZZ_CHECK(back.kind == e.kind);
+		FUZZ_CHECK(kind_by_name(buf, strlen(buf)) == (int)e.kind);
+		FUZZ_CHECK(back.pid == 7 && back.tgid == 5 && back.cpu == 3 &&
+			   back.ts_ns == e.ts_ns);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cidk_replay_params p = { .nr_cpus = NCPUS, .tgid = 1,
@@ -106,6 +205,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f;
 	int rc = 0;
 
+	every_kind_reads_back();
 	if (size > 1 << 16)
 		return 0;
 	for (unsigned int i = 0; i < CIDK_CID_NR_POLICIES; i++)
@@ -127,6 +227,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (len > CIDK_TRACE_LINE_MAX || has_nul)
 			break; /* the reader's own cases: checked below */
 		rc = cidk_trace_parse_line((const char *)data + at, len, &ev, &info);
+		/* a kept event is never skipped, and kept as its own kind */
+		if (rc == 0)
+			FUZZ_CHECK(kind_by_name((const char *)data + at, len) < 0);
+		if (rc == 1)
+			FUZZ_CHECK(kind_by_name((const char *)data + at, len) ==
+				   (int)ev.kind);
 		if (rc < 0) {
 			FUZZ_CHECK(rc == -EINVAL || rc == -ENOMEM);
 			FUZZ_CHECK(cidk_trace_reader_next(rd, &evr) == rc);

@@ -13,6 +13,8 @@
  *   test_abi_probe unknown    the probe cannot tell in its budget: the
  *                             atomic path, said so
  *   test_abi_probe good       the probe passes: the rseq path, said so
+ *   test_abi_probe fork       fork while another thread probes: the
+ *                             child's first operation runs
  * with CIDK_PERCPU=rseq / atomic / a typo in the environment (meson runs
  * those) the override wins and why() says so.
  *
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/rseq.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cidkit/abi.h>
@@ -39,6 +42,7 @@
 #include "abi/abi_impl.h"
 #include "tap.h"
 #include "tsan.h"
+#include "util/clock.h"
 
 #define MS 1000000ull
 
@@ -67,7 +71,7 @@ static void *cached_caller(void *arg)
 static void test_api(void)
 {
 	struct cidk_abi_probe_result r, r2;
-	struct cidk_abi_probe_opts o = { 0, 0 };
+	struct cidk_abi_probe_opts o = { 0, 0, 0 };
 	const struct cidk_abi_promise_result *a = &r.promise[CIDK_ABI_ABORT];
 	cpu_set_t before, after, one;
 	sigset_t m0, m1;
@@ -103,7 +107,7 @@ static void test_api(void)
 	sched_getaffinity(0, sizeof(after), &after);
 	ok(rc == 0 && a->verdict == CIDK_ABI_PASS && a->aborts_in_event == 2 &&
 		   a->broken == 0 && a->events >= 2 && a->attempts >= 2 &&
-		   a->ns > 0 && a->ns <= 60 * MS && r.ns == a->ns,
+		   a->ns > 0 && a->ns <= 260 * MS && r.ns >= a->ns,
 	   "this host keeps the promise: pass, 2 aborts during an event, no commit after one (%s: %s; %u sections, %u events, %u stray, %llu us)",
 	   cidk_abi_answer_name(a->verdict), a->why, a->attempts, a->events,
 	   a->stray_aborts, (unsigned long long)(a->ns / 1000));
@@ -142,6 +146,40 @@ static void test_api(void)
 	   "never answered: unknown after the 20 ms budget (%llu us: %s)",
 	   (unsigned long long)(a->ns / 1000), a->why);
 
+	/* The opt-in promises, in a child: pass here, and each able to fail. */
+	o.budget_ns = 0;
+	o.promises = 1u << CIDK_ABI_NR_PROMISES;
+	ok(cidk_abi_probe(&o, &r, 0) == -EINVAL, "a promises bit past the last: -EINVAL");
+	o.promises = CIDK_ABI_ASK(CIDK_ABI_SIGNAL) | CIDK_ABI_ASK(CIDK_ABI_CPU_ID_START);
+	rc = cidk_abi_probe(&o, &r, 0);
+	{
+		const struct cidk_abi_promise_result *sg = &r.promise[CIDK_ABI_SIGNAL];
+		const struct cidk_abi_promise_result *cs = &r.promise[CIDK_ABI_CPU_ID_START];
+		int legacy = strstr(cs->why, "legacy (32-byte)") != NULL;
+
+		ok(rc == 0 && r.asked == o.promises && a->verdict == CIDK_ABI_UNKNOWN &&
+			   !strcmp(a->why, "not asked"),
+		   "only what was asked: abort not probed (%s)", a->why);
+		ok(sg->verdict == CIDK_ABI_PASS && sg->aborts_in_event == 2 && sg->broken == 0,
+		   "signal: pass, 2 sections a handler ran inside aborted (%s)", sg->why);
+		ok(cs->verdict == (legacy ? CIDK_ABI_PASS : CIDK_ABI_UNKNOWN) &&
+			   (!legacy || (cs->attempts == 4 && cs->broken == 0)),
+		   "cpu-id-start: rewritten after every signal on a legacy registration (%s)", cs->why);
+		rc = cidk__abi_probe_run(&o, CIDK_ABI_BREAK_UNARMED, &r);
+		ok(rc == 0 && sg->verdict == CIDK_ABI_FAIL && sg->broken == 1,
+		   "signal, unarmed: FAIL (%s)", sg->why);
+		rc = cidk__abi_probe_run(&o, CIDK_ABI_BREAK_NO_EVENT, &r);
+		ok(rc == 0 && (!legacy || (cs->verdict == CIDK_ABI_FAIL && cs->broken == 4)),
+		   "cpu-id-start, no signal raised: FAIL on a legacy registration (%s)", cs->why);
+		o.budget_ns = 20 * MS;
+		rc = cidk__abi_probe_run(&o, CIDK_ABI_BREAK_IDLE_HELPER, &r);
+		ok(rc == 0 && sg->verdict == CIDK_ABI_UNKNOWN && sg->events == 0 &&
+			   sg->ns >= 20 * MS && sg->ns < 300 * MS,
+		   "signal, no timer armed: unknown at the 20 ms deadline (%s)", sg->why);
+	}
+	o.promises = 0;
+	o.budget_ns = 0;
+
 	/* The cache: one probe for the process, whoever asks first. */
 	for (uintptr_t i = 0; i < 4; i++)
 		pthread_create(&th[i], NULL, cached_caller, (void *)i);
@@ -153,7 +191,8 @@ static void test_api(void)
 		   !memcmp(&shared[0], &shared[3], sizeof(r2)) &&
 		   !memcmp(&shared[0], &r2, sizeof(r2)) &&
 		   r2.promise[CIDK_ABI_ABORT].verdict == CIDK_ABI_PASS,
-	   "cached: four threads at once and one later get the same one probe");
+	   "cached: four threads at once and one later get the same one probe (%s: %s)",
+	   cidk_abi_answer_name(r2.promise[CIDK_ABI_ABORT].verdict), r2.promise[CIDK_ABI_ABORT].why);
 	/* refresh replaces it */
 	rc = cidk_abi_probe(NULL, &r, 1);
 	cidk_abi_probe_cached(&r2);
@@ -237,6 +276,45 @@ static void exact_on_path(const char *path)
 	   path, aborts);
 }
 
+static void *init_thread(void *arg)
+{
+	(void)arg;
+	cidk_percpu_init();
+	return NULL;
+}
+
+/*
+ * fork while another thread probes (a probe that runs its whole 250 ms:
+ * never released, never aborted): the child's first operation must not
+ * wait for ever on a lock held by a thread it does not have.
+ */
+static void test_fork_during_probe(void)
+{
+	struct cidk_pool *p = cidk_pool_create(cidk_percpu_nr_copies(), 64);
+	cidk_pool_handle h = p ? cidk_pool_alloc(p, sizeof(intptr_t), sizeof(intptr_t), NULL) : -1;
+	uint64_t t0;
+	pthread_t th;
+	int status = -1;
+	pid_t pid;
+
+	cidk__abi_probe_cached_breaks = CIDK_ABI_BREAK_UNARMED | CIDK_ABI_BREAK_NO_EVENT;
+	pthread_create(&th, NULL, init_thread, NULL);
+	usleep(10000); /* well inside the 250 ms probe */
+	t0 = cidk__now_ns();
+	pid = fork();
+	if (pid == 0) {
+		alarm(5);
+		_exit(cidk_percpu_add(p, h, 1) == 0 && cidk_percpu_sum(p, h) == 1 &&
+			      cidk_percpu_path(CIDK_PERCPU_CPU_ID) == CIDK_PERCPU_ATOMIC ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	pthread_join(th, NULL);
+	ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "fork during the probe: the child's first operation runs (status %#x; fork waited %llu us for the probe)",
+	   status, (unsigned long long)((cidk__now_ns() - t0) / 1000));
+	cidk_pool_destroy(p);
+}
+
 static int path_is(enum cidk_percpu_path want)
 {
 	return cidk_percpu_path(CIDK_PERCPU_CPU_ID) == want &&
@@ -257,12 +335,16 @@ int main(int argc, char **argv)
 		test_api();
 		return done_testing();
 	}
+	if (!strcmp(mode, "fork")) {
+		test_fork_during_probe();
+		return done_testing();
+	}
 	if (!strcmp(mode, "broken"))
 		cidk__abi_probe_cached_breaks = CIDK_ABI_BREAK_UNARMED;
 	else if (!strcmp(mode, "unknown"))
 		cidk__abi_probe_cached_breaks = CIDK_ABI_BREAK_UNARMED | CIDK_ABI_BREAK_NO_EVENT;
 	else if (strcmp(mode, "good")) {
-		fprintf(stderr, "usage: test_abi_probe api|broken|unknown|good\n");
+		fprintf(stderr, "usage: test_abi_probe api|broken|unknown|good|fork\n");
 		return 2;
 	}
 	diag("%s, CIDK_PERCPU=%s: cpu_id %s (%s); mm_cid %s (%s)", mode, env ? env : "(unset)",
