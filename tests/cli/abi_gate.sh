@@ -86,6 +86,34 @@ run_status 1 abi --require abort,slice-ext --break unarmed
 	[ "$(printf '%s\n' "$out" | wc -l)" -eq 2 ]
 ok $? "--require abort,slice-ext --break unarmed: FAIL beats the rest, exit 1"
 
+# The probe's opt-in promises (a fork each): signal and cpu-id-start.
+# cpu-id-start is also a check: the check, unless --quick.
+run abi --require signal
+lines_are signal:pass
+ok $? "--require signal: the probe's opt-in promise holds here; exit 0"
+run abi --require cpu-id-start --json --seconds 0.5
+printf '%s' "$out" | python3 -c '
+import json, sys
+(r,) = json.load(sys.stdin)["require"]
+assert r["name"] == "cpu-id-start" and r["from"] == "check" and r["verdict"] == "pass", r
+assert "len32_trials" in r["evidence"], r
+' 2>"$tmp/why"
+ok $? "--require cpu-id-start: the full check (from: check), pass" "$tmp/why"
+run abi --quick --require cpu-id-start,signal --json
+printf '%s' "$out" | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+assert [x["name"] for x in v["promises"]] == ["abort", "signal", "cpu-id-start"], v["promises"]
+r = v["require"]
+assert [(x["name"], x["from"], x["verdict"]) for x in r] == [
+    ("cpu-id-start", "probe", "pass"), ("signal", "probe", "pass")], r
+assert v["exit"] == 0, v
+' 2>"$tmp/why"
+ok $? "--quick --require cpu-id-start,signal: the probe's promises (from: probe), shown with abort" "$tmp/why"
+run_status 1 abi --quick --require signal --break unarmed
+printf '%s\n' "$out" | grep -Eq '^require signal +FAIL '
+ok $? "--quick --require signal --break unarmed: FAIL, exit 1"
+
 # --- --json of --require -------------------------------------------------
 run_status any abi --require abort,register,slice-ext --json
 printf '%s' "$out" | python3 -c '

@@ -52,12 +52,15 @@ static const char epilog[] =
 	"Checks (--list prints them with what each checks): register, ids,\n"
 	"abort-preempt, abort-migrate, abort-signal, cpu-id-start, mm-cid,\n"
 	"membarrier-rseq, slice-ext, probe (the library's probe, in a child).\n"
-	"--require also takes the promise of the library's own probe, run in\n"
+	"--require also takes the promises of the library's probe, run from\n"
 	"this process: abort (a section interrupted by membarrier's RSEQ command\n"
-	"or by a preemption aborts).  --break (for tests) runs the checks, and\n"
-	"the probe, on a deliberately broken user side (comma-separated to\n"
-	"combine): cs-short, no-sig, write-early, unregistered, stale, no-event,\n"
-	"unarmed, idle-helper; see docs/abi.md.\n";
+	"or by a preemption aborts: the process's cached answer, the one the\n"
+	"per-CPU operations decide from), signal and cpu-id-start (opt-in, a\n"
+	"fork each); cpu-id-start names the full check unless --quick is given.\n"
+	"--break (for tests) runs the checks, and the probe, on a deliberately\n"
+	"broken user side (comma-separated to combine): cs-short, no-sig,\n"
+	"write-early, unregistered, stale, no-event, unarmed, idle-helper; see\n"
+	"docs/abi.md.\n";
 
 /* One name of --require: a promise of the probe or a check. */
 struct req {
@@ -264,20 +267,22 @@ static void quick_human(const struct cidk_abi_probe_result *pr, double call_us,
 	for (unsigned int p = 0; p < CIDK_ABI_NR_PROMISES; p++) {
 		const struct cidk_abi_promise_result *r = &pr->promise[p];
 
-		printf("%-8s %-7s %s\n", cidk_abi_promise_name((enum cidk_abi_promise)p),
+		if (!(pr->asked & CIDK_ABI_ASK(p)))
+			continue;
+		printf("%-12s %-7s %s\n", cidk_abi_promise_name((enum cidk_abi_promise)p),
 		       cidk_abi_answer_name(r->verdict), r->why);
-		printf("%-8s %-7s ", "", "");
+		printf("%-12s %-7s ", "", "");
 		evidence_human(r);
 		printf("\n");
 	}
-	printf("%-8s %.1f us on %u CPUs (the call: %.1f us)\n", "probe",
+	printf("%-12s %.1f us on %u CPUs (the call: %.1f us)\n", "probe",
 	       pr->ns / 1000.0, pr->cpus, call_us);
 	if (env)
 		printf("\nper-CPU operations (CIDK_PERCPU=%s)\n", env);
 	else
 		printf("\nper-CPU operations (CIDK_PERCPU unset: probe)\n");
 	for (unsigned int i = 0; i < NR_INDEXINGS; i++)
-		printf("%-8s %-7s %s\n", indexings[i].name,
+		printf("%-12s %-7s %s\n", indexings[i].name,
 		       cidk_percpu_path_name(cidk_percpu_path(indexings[i].idx)),
 		       cidk_percpu_why(indexings[i].idx));
 }
@@ -300,6 +305,8 @@ static void quick_json(struct jw *j, const struct cidk_abi_probe_result *pr,
 	for (unsigned int p = 0; p < CIDK_ABI_NR_PROMISES; p++) {
 		const struct cidk_abi_promise_result *r = &pr->promise[p];
 
+		if (!(pr->asked & CIDK_ABI_ASK(p)))
+			continue;
 		jw_break(j, "\n  ");
 		jw_obj(j);
 		jw_kstr(j, "name", cidk_abi_promise_name((enum cidk_abi_promise)p));
@@ -334,22 +341,57 @@ static double now_us(void)
 	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
-/*
- * The process's probe (the one the per-CPU operations decide from).  A
- * probe that could not run is UNKNOWN for every promise, with why.
- */
-static void run_probe(struct cidk_abi_probe_result *pr, double *call_us)
+/* A probe that could not run: UNKNOWN for each promise asked, with why. */
+static void probe_failed(struct cidk_abi_probe_result *pr, unsigned int ask, int rc)
 {
-	double t0 = now_us();
-	int rc = cidk_abi_probe_cached(pr);
-
-	*call_us = now_us() - t0;
-	if (rc == 0 || rc == -ENOSYS)
-		return;
 	for (unsigned int p = 0; p < CIDK_ABI_NR_PROMISES; p++) {
+		if (!(ask & CIDK_ABI_ASK(p)))
+			continue;
 		pr->promise[p].verdict = CIDK_ABI_UNKNOWN;
 		snprintf(pr->promise[p].why, sizeof(pr->promise[p].why),
 			 "the probe could not run: %s", strerror(-rc));
+	}
+}
+
+/*
+ * The probe: the abort promise from the process's own answer
+ * (cidk_abi_probe_cached: the one the per-CPU operations decide from),
+ * the opt-in promises of @extra (signal, cpu-id-start: a fork each time)
+ * from one fresh probe with @breaks.  @pr->asked says which are in.
+ */
+static void run_probe(struct cidk_abi_probe_result *pr, double *call_us,
+		      int cached, unsigned int extra, unsigned int breaks)
+{
+	struct cidk_abi_probe_opts o = { 0, 0, extra };
+	struct cidk_abi_probe_result x;
+	double t0 = now_us();
+	int rc;
+
+	memset(pr, 0, sizeof(*pr));
+	if (cached) {
+		/* the breaks reach the process's own probe (unarmed,
+		 * idle-helper: FAIL; unarmed,no-event: unknown), and through
+		 * it the per-CPU operations' choice, which --quick shows */
+		cidk__abi_probe_cached_breaks = breaks;
+		rc = cidk_abi_probe_cached(pr);
+		*call_us = now_us() - t0;
+		pr->asked = CIDK_ABI_ASK(CIDK_ABI_ABORT);
+		if (rc && rc != -ENOSYS)
+			probe_failed(pr, pr->asked, rc);
+	}
+	if (!extra)
+		return;
+	rc = cidk__abi_probe_run(&o, breaks, &x);
+	if (rc && rc != -ENOSYS)
+		probe_failed(&x, extra, rc);
+	for (unsigned int p = 0; p < CIDK_ABI_NR_PROMISES; p++)
+		if (extra & CIDK_ABI_ASK(p))
+			pr->promise[p] = x.promise[p];
+	pr->asked |= extra;
+	if (!cached) {
+		pr->ns = x.ns;
+		pr->cpus = x.cpus;
+		*call_us = now_us() - t0;
 	}
 }
 
@@ -359,7 +401,7 @@ int cmd_abi(int argc, char **argv)
 	struct cidk_abi_probe_result pr;
 	struct req reqs[OPT_LIST_MAX];
 	unsigned int sel[16], nsel = 0, ntimed = 0, failed = 0, breaks = 0;
-	unsigned int nchecks = cidk__abi_nr_checks(), nreq = 0;
+	unsigned int nchecks = cidk__abi_nr_checks(), nreq = 0, extra = 0;
 	struct opt_list only, brk, require;
 	double seconds = 2.0, call_us = 0;
 	bool json = false, list = false, quick = false, probe = false;
@@ -414,23 +456,30 @@ int cmd_abi(int argc, char **argv)
 		return cli_error("abi: --quick runs only the probe: no --seconds");
 	for (unsigned int k = 0; k < require.n; k++) {
 		const char *name = require.item[k];
-		int p = promise_find(name), c = p < 0 ? cidk__abi_check_find(name) : -1;
+		int p = promise_find(name), c = cidk__abi_check_find(name);
 		int dup = 0;
 
 		if (p < 0 && c < 0)
 			return cli_error("abi: --require: no promise or check named %s "
-					 "(abort, or see cidkit abi --list)", cli_q(name));
+					 "(abort, signal, cpu-id-start, or see cidkit abi --list)",
+					 cli_q(name));
 		if (quick && p < 0)
 			return cli_error("abi: --quick runs only the probe: --require %s "
 					 "needs the full checks (drop --quick)", cli_q(name));
+		/* a name that is both (cpu-id-start): the check, or under
+		 * --quick the probe's promise */
+		if (!quick && c >= 0)
+			p = -1;
 		for (unsigned int m = 0; m < nreq; m++)
 			dup |= !strcmp(reqs[m].name, name);
 		if (dup)
 			continue;
 		reqs[nreq] = (struct req){ name, p >= 0, p >= 0 ? (unsigned int)p
 								: (unsigned int)c, 0 };
-		if (p >= 0) {
+		if (p == CIDK_ABI_ABORT) {
 			probe = true;
+		} else if (p >= 0) {
+			extra |= CIDK_ABI_ASK(p);
 		} else {
 			reqs[nreq].slot = nsel;
 			sel[nsel++] = (unsigned int)c;
@@ -473,13 +522,8 @@ int cmd_abi(int argc, char **argv)
 	}
 	/* after the checks: their children fork from a process that never
 	 * ran the probe's thread */
-	if (probe) {
-		/* the breaks reach the process's own probe too (unarmed,
-		 * idle-helper: FAIL; no-event: unknown), and through it the
-		 * per-CPU operations' choice, which --quick shows */
-		cidk__abi_probe_cached_breaks = breaks;
-		run_probe(&pr, &call_us);
-	}
+	if (probe || extra)
+		run_probe(&pr, &call_us, probe, extra, breaks);
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
 	if (nreq)
