@@ -182,7 +182,14 @@ static void fork_done(void)
 	pthread_mutex_unlock(&decide_lock);
 }
 
-__attribute__((constructor)) static void percpu_choose(void)
+/*
+ * What the process can do, found once: by the constructor, or earlier by
+ * the first operation if another library's constructor runs one before
+ * ours (the order of constructors is not specified).
+ */
+static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
+
+static void choose(void)
 {
 	unsigned int mask = 0;
 	const char *why = NULL;
@@ -231,6 +238,11 @@ __attribute__((constructor)) static void percpu_choose(void)
 	publish(mask);
 }
 
+__attribute__((constructor)) static void percpu_choose(void)
+{
+	pthread_once(&choose_once, choose);
+}
+
 /*
  * The probe's verdict on the abort promise turned into the path: PASS
  * keeps the rseq path the constructor found, FAIL and UNKNOWN take the
@@ -243,6 +255,7 @@ static void decide(void)
 	const struct cidk_abi_promise_result *a = &r.promise[CIDK_ABI_ABORT];
 	unsigned int mask = 0;
 
+	pthread_once(&choose_once, choose);
 	pthread_mutex_lock(&decide_lock);
 	if (!(__atomic_load_n(&cidk_percpu_off, __ATOMIC_ACQUIRE) & CIDK_PERCPU_UNDECIDED))
 		goto out;
@@ -307,6 +320,7 @@ const char *cidk_percpu_why(enum cidk_percpu_index idx)
 
 unsigned int cidk_percpu_nr_copies(void)
 {
+	pthread_once(&choose_once, choose);
 	return nr_copies;
 }
 

@@ -315,6 +315,24 @@ static void test_fork_during_probe(void)
 	cidk_pool_destroy(p);
 }
 
+/*
+ * An operation in a constructor that runs before the library's (priority
+ * 101 runs before the default): the path and the copies must be what they
+ * are after main() starts, not the values of a library not set up yet.
+ */
+static enum cidk_percpu_path early_path = (enum cidk_percpu_path)-1;
+static unsigned int early_copies;
+
+__attribute__((constructor(101))) static void early(void)
+{
+	const char *m = getenv("ABI_PROBE_EARLY");
+
+	if (m && *m == '1') {
+		early_copies = cidk_percpu_nr_copies();
+		early_path = cidk_percpu_path(CIDK_PERCPU_CPU_ID);
+	}
+}
+
 static int path_is(enum cidk_percpu_path want)
 {
 	return cidk_percpu_path(CIDK_PERCPU_CPU_ID) == want &&
@@ -333,6 +351,15 @@ int main(int argc, char **argv)
 		skip_all("no critical sections for this architecture");
 	if (!strcmp(mode, "api")) {
 		test_api();
+		return done_testing();
+	}
+	if (!strcmp(mode, "early")) {
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+		ok(early_path == CIDK_PERCPU_RSEQ && early_path == cidk_percpu_path(CIDK_PERCPU_CPU_ID) &&
+			   early_copies == cidk_percpu_nr_copies() && early_copies >= (unsigned int)online,
+		   "asked in a constructor before the library's: the rseq path and %u copies, as after main() (%s)",
+		   early_copies, cidk_percpu_why(CIDK_PERCPU_CPU_ID));
 		return done_testing();
 	}
 	if (!strcmp(mode, "fork")) {
