@@ -8,7 +8,9 @@
 # a FAIL is confirmed by a second guest) and docs/abi.md's table
 # regenerated from it (scripts/abi-matrix docs).  Lines: bookworm (6.1),
 # trixie (6.12), trixie-backports' 6.18, 6.19, 7.0, 7.1, 7.2 and 7.3 (each
-# its newest x.y.z there), sid, experimental; KERNEL_LINES overrides.
+# its newest x.y.z there) and its 7.0.7, 7.0.9 and 7.0.10 (the 7.0 point
+# releases between the broken 7.0.4 and 7.0.13: where the probe's verdict
+# could change), sid, experimental; KERNEL_LINES overrides.
 #
 # Fails on: a guest suite that fails (our programs' TAP, or cidkit abi
 # crashing, printing bad JSON, or giving a verdict the matrix did not
@@ -21,7 +23,7 @@
 set -u
 cd "$(dirname "$0")/.."
 bpo=trixie-backports
-lines=${KERNEL_LINES:-"bookworm trixie $bpo/6.18 $bpo/6.19 $bpo/7.0 $bpo/7.1 $bpo/7.2 $bpo/7.3 sid experimental"}
+lines=${KERNEL_LINES:-"bookworm trixie $bpo/6.18 $bpo/6.19 $bpo/7.0.7 $bpo/7.0.9 $bpo/7.0.10 $bpo/7.0 $bpo/7.1 $bpo/7.2 $bpo/7.3 sid experimental"}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 passed=0

@@ -27,7 +27,12 @@ landed inside a section in N attempts": nothing happened in its time) is
 inconclusive, not a behaviour, and is accepted whatever was recorded; a
 timed check recorded only as n/a accepts a pass too.  So what differs is
 a FAIL where no run failed, a pass where every conclusive run failed,
-and any change of the untimed checks (register, ids, slice-ext).
+and any change of the untimed checks (register, ids, slice-ext).  The
+`probe` row (libcidkit's in-process probe, the verdict the per-CPU
+operations choose their path by; runs recorded before it existed lack
+it, shown `-`) is judged by the abort checks the file recorded for the
+release: FAIL exactly where one of abort-preempt, abort-migrate or
+membarrier-rseq FAILed, pass elsewhere, never n/a (probe_expected()).
 """
 import json
 import os
@@ -45,7 +50,16 @@ LINES = ["bookworm", "trixie", f"{BPO}/6.18", f"{BPO}/6.19", f"{BPO}/7.0",
 ARCHES = ["x86_64", "arm64"]
 # The columns of the table: the checks, in cidkit abi --list order.
 CHECKS = ["register", "ids", "abort-preempt", "abort-migrate", "abort-signal",
-          "cpu-id-start", "mm-cid", "membarrier-rseq", "slice-ext"]
+          "cpu-id-start", "mm-cid", "membarrier-rseq", "slice-ext", "probe"]
+# Checks a run may lack because it was recorded before cidkit abi had
+# them (always the last columns): libcidkit's in-process probe.  A run
+# has CHECKS, or CHECKS without these.
+LATER = ("probe",)
+# The abort promises the probe asks about (an interrupted section aborts:
+# membarrier's RSEQ command, a preemption; not a signal, which the broken
+# arm64 7.0.x kernels keep): where the matrix records one of them FAILing
+# for a release, the probe must say FAIL there, and pass elsewhere.
+PROBE_PROMISES = ("abort-preempt", "abort-migrate", "membarrier-rseq")
 VERDICTS = ("pass", "FAIL", "n/a")
 # Checks bounded by time whose n/a means "no event landed in time".
 TIMED = ("abort-preempt", "abort-migrate", "abort-signal", "cpu-id-start",
@@ -91,7 +105,7 @@ def validate(data):
         if not re.fullmatch(r"\d{4}-\d\d-\d\d", r["date"]):
             raise MatrixError(f"{where}: date {r['date']!r} is not YYYY-MM-DD")
         names = [c.get("name") for c in r["checks"]]
-        if names != CHECKS:
+        if names not in (CHECKS, [n for n in CHECKS if n not in LATER]):
             raise MatrixError(f"{where}: checks {names} are not {CHECKS}")
         for c in r["checks"]:
             if c.get("verdict") not in VERDICTS:
@@ -159,13 +173,31 @@ def expected(data, kernel, arch):
     return want
 
 
+def probe_expected(want):
+    """The probe's verdict the matrix implies, from its abort checks
+    (`want` as expected() returns it; None: a release it has not recorded,
+    which must keep the promise): "FAIL" or "pass".  Never "n/a": the
+    library decides its path on this verdict, and an n/a (the probe could
+    not tell) sends a good kernel to the atomic path."""
+    return "FAIL" if want and any("FAIL" in want.get(c, ()) for c in PROBE_PROMISES) \
+        else "pass"
+
+
 def differences(data, result, arch):
     """What in one `cidkit abi --json` result (a dict) differs from the
     matrix, as a list of lines; empty when it agrees (the rules at the top
-    of this file)."""
+    of this file).  The probe is judged by the abort checks the matrix
+    recorded (probe_expected()), not by its own earlier verdicts."""
     want = expected(data, result.get("kernel"), arch)
     out = []
     for c in result.get("checks", []):
+        if c["name"] == "probe":
+            p = probe_expected(want)
+            if c.get("verdict") != p:
+                out.append(f"probe: {c.get('verdict')}, where the matrix's abort checks "
+                           f"({', '.join(PROBE_PROMISES)}) want {p} for "
+                           f"{result.get('kernel')} {arch}")
+            continue
         ok = set(want[c["name"]]) if want and c["name"] in want else {"pass", "n/a"}
         if c["name"] in TIMED:
             if ok <= {"n/a"}:
@@ -181,6 +213,8 @@ def differences(data, result, arch):
 # ---- the table ----------------------------------------------------------
 
 ARCH_NAME = {"x86_64": "x86-64", "arm64": "arm64"}
+# The cell of a check a run lacks (LATER: recorded before the check existed).
+NOT_RUN = "-"
 
 
 def ev(c, k, default=None):
@@ -212,6 +246,11 @@ def cell(c):
                              f"{int(m.group(4)) + int(m.group(6))} rewritten")
         if parts:
             return f"{v} ({'; '.join(parts)})"
+    if name == "probe" and "sections" in e and "us" in e:
+        if v == "FAIL":
+            return f"FAIL ({e.get('broken', '?')} of {e['sections']} committed " \
+                f"through an event, {e['us']} us)"
+        return f"{v} ({e.get('aborts_in_event', '?')}/{e['sections']} aborted, {e['us']} us)"
     if name == "mm-cid" and "max_mm_cid" in e and "bound" in e:
         return f"{v} (largest {e['max_mm_cid']} < {e['bound']})"
     if name == "register" and "registered_len" in e and "feature_size" in e:
@@ -232,7 +271,7 @@ def table(data):
         by = {c["name"]: c for c in r["checks"]}
         run = f"{r['run']}" + (f" (confirms {r['confirms']})" if r.get("confirms") else "")
         row = [r["line"], f"{r['kernel']}", ARCH_NAME.get(r["arch"], r["arch"]),
-               f"{run}, {r['date']}"] + [cell(by[n]) for n in CHECKS]
+               f"{run}, {r['date']}"] + [cell(by[n]) if n in by else NOT_RUN for n in CHECKS]
         out.append("| " + " | ".join(row) + " |")
     # Which kernels break which promise, every run of them agreeing.
     broken = {}
@@ -241,6 +280,9 @@ def table(data):
             if c["verdict"] == "FAIL":
                 broken.setdefault((r["kernel"], r["arch"]), {}).setdefault(c["name"], set()).add(r["run"])
     out.append("")
+    if any(len(r["checks"]) < len(CHECKS) for r in runs):
+        out.append(f"`{NOT_RUN}`: not run (recorded before cidkit abi had the check).")
+        out.append("")
     if broken:
         out.append("Broken promises, by kernel (the runs that found each):")
         out.append("")

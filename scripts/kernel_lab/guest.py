@@ -38,6 +38,7 @@ GUEST_TARGETS = [
     "tests/stress/test_percpu_sums",
     "tests/stress/test_rseq_threads",
     "tests/stress/test_percpu_fence",
+    "examples/percpu_freelist",
 ]
 
 QEMU = {

@@ -64,7 +64,7 @@ ok $r "pkg-config --cflags --libs points into the install: $flags"
 # its runtime linked first, so the examples get the same -fsanitize).
 san=""
 [ "$SANITIZE" != none ] && san="-fsanitize=$SANITIZE"
-for ex in percpu_counter topo_walk; do
+for ex in percpu_counter percpu_freelist topo_walk; do
 	# shellcheck disable=SC2086
 	"$CC" -std=c11 -O2 -Wall -Wextra -Werror $san \
 		"$SRC/examples/$ex.c" $flags -pthread -o "$tmp/$ex" >"$tmp/cc.log" 2>&1
@@ -90,6 +90,14 @@ ok $? "percpu_counter with CIDK_PERCPU=atomic: 300000, atomic path" "$tmp/pc2.ou
 "$tmp/percpu_counter" 0 >"$tmp/pc3.out" 2>&1
 [ $? -eq 2 ]
 ok $? "percpu_counter 0: refused, exit 2" "$tmp/pc3.out"
+
+# The newcomer's counter and freelist against the installed library, in
+# the default environment: exact every round (it checks itself, exit 1 on
+# any loss), and it names the path it ran.
+env -u CIDK_PERCPU "$tmp/percpu_freelist" 4 5 20000 >"$tmp/pf.out" 2>&1
+rc=$?
+grep -q "^exact: counter 400000," "$tmp/pf.out" && [ $rc -eq 0 ]
+ok $? "percpu_freelist: 4 threads x 5 rounds x 20000 operations exact (exit $rc)" "$tmp/pf.out"
 
 # The topology walk against expected values from outside libcidkit (issue
 # 23: comparing it with `cidkit topo --json` compared the library with

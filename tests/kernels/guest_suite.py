@@ -5,14 +5,17 @@
 
 Boots KERNEL (a suite or version, scripts/kernel-lab) on ARCH with CPUS
 (default 4) and runs inside, built for ARCH: test_percpu_api,
-test_rseq_cpu, test_rseq_mm_cid, test_rseq_threads, test_percpu_sums and
-`cidkit cid --json`.  TAP out, one line per program plus the paths.
+test_rseq_cpu, test_rseq_mm_cid, test_rseq_threads, test_percpu_sums,
+test_percpu_fence, the newcomer's examples/percpu_freelist (FREELIST_RUNS
+times, default environment), `cidkit cid --json` and `cidkit abi --json`.
+TAP out, one line per program plus the paths and the probe.
 
 What is expected comes from outside cidkit: the kernel's version from
 uname (mm_cid exists from Linux 6.3 on: "sched: Introduce per-memory-map
 concurrency ID", and rseq's feature size 28 with it), the architecture
 (cidkit has rseq critical sections on x86-64 and arm64: both must take
-the rseq path and say so), the guest's CPU count.  A program's SKIP is
+the rseq path and say so, unless the kernel breaks rseq's abort promise),
+the guest's CPU count.  A program's SKIP is
 accepted only where the kernel lacks the feature; a kernel that cannot be
 had (no network, unknown version) is a failure with kernel-lab's reason.
 
@@ -24,10 +27,26 @@ a release the matrix has no run of must keep every promise (pass, or n/a
 with a reason).  A timed check's n/a (no event landed in its time) is
 inconclusive and accepted (abi_matrix.differences()).  So a kernel known (and recorded) to break rseq's
 promises does not fail the suite, a changed verdict does, in either
-direction.  On such a kernel the programs whose sums rely on the kernel
-aborting critical sections (percpu_api, percpu_sums, percpu_fence,
-rseq_threads) may fail: their failure is then `not ok ... # TODO` naming
-the broken promise (TAP: not counted), their success is still reported.
+direction.  The abi result's `probe` row (libcidkit's in-process probe)
+must say FAIL exactly where the matrix records an abort promise broken
+(abort-preempt, abort-migrate, membarrier-rseq; abi_matrix.probe_expected())
+and pass everywhere else.
+
+On such a kernel the per-CPU operations must have chosen the atomic path,
+for both indexings, with cidk_percpu_why() naming the broken promise and
+the kernel (the library's own probe, run in each program at its first
+operation): CIDK_EXPECT_PATH=atomic is passed to percpu_api, percpu_sums
+and percpu_fence, which must pass -- exact sums on the atomic path, no
+TAP TODO.  On every other kernel with cidkit's critical sections the rseq
+path must be kept (CIDK_EXPECT_PATH=rseq).  rseq_threads reads the raw
+rseq area itself (cpu_id, mm_cid; no cidk_percpu operation), so the
+library's fallback does not reach it: its failure on such a kernel stays
+`not ok ... # TODO` naming the broken promises (TAP: not counted).
+percpu_freelist (the newcomer's program: a per-CPU counter and freelist,
+checking itself) must exit 0 with every round exact, on the path above.
+On a broken kernel it runs once more with CIDK_PERCPU=rseq, and what it
+found is a diagnostic only (a loss shows in some runs, not all: not a
+test that could pass by luck).
 --abi-out FILE writes the abi result with the line, arch, package and
 date (scripts/abi-matrix record takes it: make check-kernels).
 A guest that stops before CMD's status (kernel-lab exit 125, a panic while
@@ -46,15 +65,21 @@ GUEST = r'''
 echo "=== uname $(uname -r)"
 echo "=== nproc $(nproc)"
 run() { n=$1; shift; echo "=== begin $n"; "$@" 2>&1; echo "=== end $n $?"; }
-run percpu_api test_percpu_api
+run percpu_api env CIDK_EXPECT_PATH=%(path)s test_percpu_api
 run rseq_cpu test_rseq_cpu
 run rseq_mm_cid test_rseq_mm_cid
 run rseq_threads test_rseq_threads
 run percpu_sums env CIDK_EXPECT_PATH=%(path)s test_percpu_sums
-run percpu_fence test_percpu_fence
+run percpu_fence env CIDK_EXPECT_PATH=%(path)s test_percpu_fence
+for i in %(freelist_runs)s; do run freelist$i percpu_freelist 8 20 20000; done
+%(forced)s
 run cid cidkit cid --threads 6 --duration 500 --json
 run abi cidkit abi --json
 '''
+# The newcomer's program, again and again in one guest (each run is a new
+# process: its own probe, its own path).
+FREELIST_RUNS = 3
+FORCED = "run freelist_rseq env CIDK_PERCPU=rseq percpu_freelist 8 20 20000"
 
 def tap_result(text):
     """(plan, skip reason or None, oks, not_oks) of a TAP program's output."""
@@ -72,14 +97,22 @@ def tap_result(text):
     return plan, skip, good, bad
 
 
+def release_of_package(name):
+    """The kernel release (uname -r) a kernel-lab package boots:
+    linux-binary-7.0.13+deb13-arm64 -> 7.0.13+deb13-arm64."""
+    return re.sub(r"-unsigned$", "", re.sub(r"^linux-(binary|image)-", "", name))
+
+
 def version_tuple(release):
     m = re.match(r"^(\d+)\.(\d+)", release)
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
-# Programs whose exact sums need the kernel to abort a preempted,
-# migrated or signalled critical section (the rseq path of cidk_percpu_*).
-NEEDS_ABORTS = ("percpu_api", "percpu_sums", "percpu_fence", "rseq_threads")
+# Programs that rely on the kernel aborting critical sections without
+# going through cidk_percpu_* (whose path the library's probe chooses):
+# rseq_threads reads the rseq area itself.  Their failure on a kernel the
+# matrix records as breaking an abort promise is a TODO.
+NEEDS_ABORTS = ("rseq_threads",)
 ABORT_CHECKS = ("abort-preempt", "abort-migrate", "abort-signal", "membarrier-rseq")
 
 
@@ -111,8 +144,21 @@ def main():
     # cidkit's rseq critical sections exist for x86-64 and aarch64
     # (include/cidkit/arch/); elsewhere every operation takes the atomic
     # fallback.
-    want_cpu_path = "rseq" if arch in ("x86_64", "arm64") else "atomic"
-    script = GUEST % {"path": want_cpu_path}
+    has_sections = arch in ("x86_64", "arm64")
+    # ... unless the kernel breaks the abort promise: the probe must find
+    # it and every operation take the atomic path.  What the matrix knows
+    # is keyed by the release, which only the guest tells; the line's
+    # package names it first (kernel-lab list), so ask that before booting.
+    pk = subprocess.run([lab, "list", "--kernel", kernel, "--arch", arch],
+                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    w = (pk.stdout.strip().splitlines() or [""])[-1].split()
+    planned = release_of_package(w[4]) if len(w) >= 5 else None
+    want0 = abi_matrix.expected(matrix, planned, arch) if planned else None
+    broken_kernel = abi_matrix.probe_expected(want0) == "FAIL"
+    want_cpu_path = "rseq" if has_sections and not broken_kernel else "atomic"
+    script = GUEST % {"path": want_cpu_path,
+                      "freelist_runs": " ".join(str(i + 1) for i in range(FREELIST_RUNS)),
+                      "forced": FORCED if has_sections and broken_kernel else ""}
     cmd = [lab, "run", "--kernel", kernel, "--arch", arch,
            "--smp", str(cpus), "--timeout", "400", "--", "sh", "-c", script]
     boots = 1
@@ -139,11 +185,15 @@ def main():
     has_mm_cid = version_tuple(release) >= (6, 3)
     where = f"{kernel} ({release}) on {arch}, {nproc} CPUs"
     # What the matrix recorded for this kernel (None: a release it has not
-    # run): the abort promises it breaks excuse the programs that need them.
+    # run): the abort promises it breaks excuse the programs that read the
+    # rseq area themselves, and send the library to the atomic path.
     want = abi_matrix.expected(matrix, release, arch)
     broken = [c for c in ABORT_CHECKS if want and "FAIL" in want.get(c, ())]
-    print("1..10")
+    print("1..13")
     ok(nproc == cpus, f"{where}: the guest booted with {cpus} CPUs")
+    ok(release == planned, f"the guest booted {release}, the release the line's package "
+       f"names ({planned}: the paths expected were planned for it"
+       f"{', which the matrix records as breaking the abort promise' if broken_kernel else ''})")
 
     for name in ("percpu_api", "rseq_cpu", "rseq_mm_cid", "rseq_threads",
                  "percpu_sums", "percpu_fence"):
@@ -167,17 +217,48 @@ def main():
         if not good_run:
             diag(text)
 
-    # Which path ran, as percpu_sums says it and as it must be here.
+    # Which path ran, as percpu_sums says it and as it must be here; on a
+    # broken kernel, why() must name the broken promise and the kernel.
     text = blocks.get("percpu_sums", ("", 0))[0]
-    m = re.search(r"mm_cid path (\w+) \(.*\), cpu_id path (\w+)", text)
-    got_cid, got_cpu = (m.group(1), m.group(2)) if m else ("?", "?")
+    m = re.search(r"mm_cid path (\w+) \((.*)\), cpu_id path (\w+)", text)
+    got_cid, got_why, got_cpu = (m.group(1), m.group(2), m.group(3)) if m else ("?", "", "?")
     want_cid = "rseq" if want_cpu_path == "rseq" and has_mm_cid else "atomic"
-    why = ("rseq critical sections" if want_cpu_path == "rseq" else
-           f"atomic fallback: cidkit has no {arch} critical sections")
-    ok(got_cpu == want_cpu_path and got_cid == want_cid,
+    why = ("rseq critical sections, the probe passed" if want_cpu_path == "rseq" else
+           f"the matrix records {release} {arch} as breaking {', '.join(broken)}"
+           if broken_kernel else f"atomic fallback: cidkit has no {arch} critical sections")
+    named = not broken_kernel or ("broken abort promise" in got_why and release in got_why)
+    ok(got_cpu == want_cpu_path and got_cid == want_cid and named,
        f"per-CPU path: cpu_id {got_cpu}, mm_cid {got_cid} "
        f"(want cpu_id {want_cpu_path}: {why}; mm_cid {want_cid}"
-       f"{'' if has_mm_cid else ': the kernel has no mm_cid'})")
+       f"{'' if has_mm_cid else ': the kernel has no mm_cid'})"
+       + (f"; why(): {got_why}" if broken_kernel else ""))
+    if not named:
+        diag(f"why() does not name the broken promise and {release}: {got_why!r}")
+
+    # The newcomer's program, FREELIST_RUNS times: exact every round, on
+    # the path above (counter by mm_cid, freelist by cpu_id).
+    exact, paths_seen, whys = 0, set(), set()
+    for i in range(FREELIST_RUNS):
+        text, rc = blocks.get(f"freelist{i + 1}", ("", -1))
+        mp = re.search(r"^path counter (\w+), freelist (\w+) \((.*)\)$", text, re.M)
+        if rc == 0 and re.search(r"^exact: counter \d+,", text, re.M) and mp:
+            exact += 1
+            paths_seen.add((mp.group(1), mp.group(2)))
+            whys.add(mp.group(3))
+        else:
+            diag(f"percpu_freelist run {i + 1}: exit {rc}")
+            diag(text)
+    named = not broken_kernel or all("broken abort promise" in w and release in w for w in whys)
+    ok(exact == FREELIST_RUNS and paths_seen == {(want_cid, want_cpu_path)} and named,
+       f"percpu_freelist 8 20 20000 (the newcomer's counter and freelist, default "
+       f"environment): {exact} of {FREELIST_RUNS} runs exact in every round, paths "
+       f"{sorted(paths_seen)} (want counter {want_cid}, freelist {want_cpu_path})")
+    if not named:
+        diag(f"why() does not name the broken promise and {release}: {sorted(whys)}")
+    if "freelist_rseq" in blocks:
+        text, rc = blocks["freelist_rseq"]
+        diag(f"percpu_freelist with CIDK_PERCPU=rseq on {release} (not a test): exit {rc}: "
+             + " / ".join(text.strip().splitlines()[-1:]))
 
     text, rc = blocks.get("cid", ("", -1))
     try:
@@ -210,6 +291,7 @@ def main():
     except (ValueError, KeyError, TypeError):
         res = rows = names = None
     if rows is None:
+        ok(False, f"cidkit abi --json: exit {rc}, unreadable output (no probe row)")
         ok(False, f"cidkit abi --json: exit {rc}, unreadable output")
         diag(text)
     else:
@@ -219,6 +301,14 @@ def main():
         diff = abi_matrix.differences(matrix, res, arch)
         good = (rc == (1 if fails else 0) and not unsaid and not diff
                 and names == abi_matrix.CHECKS and res.get("kernel") == release)
+        probe = [r for r in rows if r.get("name") == "probe"]
+        pv = probe[0].get("verdict") if probe else "missing"
+        pwant = abi_matrix.probe_expected(want)
+        ok(pv == pwant, f"cidkit abi's probe row: {pv} "
+           f"({probe[0].get('reason') if probe else 'no probe row'}); want {pwant}: "
+           + (f"the matrix records {release} {arch} as breaking {', '.join(broken)}"
+              if pwant == "FAIL" else "the matrix records no broken abort promise for "
+              f"{release} {arch}" if want else f"{release} is not in the matrix"))
         ok(good, f"cidkit abi: exit {rc}, " + ", ".join(
            f"{r.get('name')} {r.get('verdict')}" for r in rows) +
            (f"; as the matrix recorded for {release}" if want else
