@@ -78,7 +78,7 @@ enum cidk_abi_answer {
 	CIDK_ABI_FAIL = 2,    /* the kernel broke it at least once */
 };
 
-#define CIDK_ABI_WHY_LEN 160
+#define CIDK_ABI_WHY_LEN 256
 
 /* What the probe found about one promise. */
 struct cidk_abi_promise_result {
@@ -102,7 +102,7 @@ struct cidk_abi_probe_result {
 
 /* How to probe; all zero means the defaults. */
 struct cidk_abi_probe_opts {
-	uint64_t budget_ns;    /* give up (UNKNOWN) after this, per promise; 0: 250 ms */
+	uint64_t budget_ns;    /* give up (UNKNOWN) after this, per promise; 0: 1 s (a verdict usually comes in well under a millisecond: the budget is reached only when the probe's threads cannot run) */
 	unsigned int rounds;   /* aborts during an event a pass needs; 0: 2 */
 	unsigned int promises; /* bits 1u << enum cidk_abi_promise; 0: the abort promise only */
 };

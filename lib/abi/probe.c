@@ -4,14 +4,16 @@
  * (include/cidkit/abi.h), its process-wide cache, and the "probe" row of
  * `cidkit abi` (the same code, run in the check's child process).
  *
- * Two threads and three words, each written by one side:
- *   A (started here)  enters the wait section (cs.c), stores the attempt
- *                     id to pub inside it, spins until rel == id, and
- *                     commits by storing the id to commit;
- *   B (the caller)    waits until pub holds a new id k, stores
- *                     started = k, sends membarrier's RSEQ command (with
- *                     A on B's CPU, B runs only while A is preempted: the
- *                     preemption is then the event), then stores rel = k.
+ * Two threads and a few words, each written by one side:
+ *   A (started here)  announces attempt id in ready (and wakes B), enters
+ *                     the wait section (cs.c), stores the id to pub inside
+ *                     it, spins until rel == id, and commits by storing
+ *                     the id to commit;
+ *   B (the caller)    sleeps until ready holds a new id k, waits until pub
+ *                     holds it too (A is inside), stores started = k,
+ *                     sends membarrier's RSEQ command (with A on B's CPU,
+ *                     B runs only while A is preempted: the preemption is
+ *                     then the event), then stores rel = k.
  * A section that commits had seen rel == id inside: B's whole event ran
  * while A was inside it (A published the id there, and an aborted
  * attempt never reaches its commit), so the kernel did not abort it --
@@ -39,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -59,7 +62,7 @@
 #define MB_PRIVATE_EXPEDITED_RSEQ (1 << 7)
 #define MB_REGISTER_PRIVATE_EXPEDITED_RSEQ (1 << 8)
 
-#define DEFAULT_BUDGET_NS 250000000ull /* reached only when a thread cannot run */
+#define DEFAULT_BUDGET_NS 1000000000ull /* reached only when a thread cannot run */
 #define MAX_BUDGET_NS 10000000000ull
 #define DEFAULT_ROUNDS 2u
 #define WAIT_SPINS (1ul << 16) /* turns of A's spin before it looks at the clock */
@@ -75,8 +78,9 @@
 #define PROBE_TSAN 0
 #endif
 
-/* The words, each on its own line: A writes pub and commit, B the rest. */
+/* The words, each on its own line: A writes ready, pub and commit, B the rest. */
 struct probe_run {
+	_Alignas(64) uint32_t ready; /* A's next attempt id, before it enters (B sleeps on it) */
 	_Alignas(64) uint32_t pub;
 	_Alignas(64) uint32_t started;
 	uint32_t rel;
@@ -154,6 +158,10 @@ static void *side_a(void *arg)
 	while (!stopping(p)) {
 		w.id = ++id;
 		p->attempts++;
+		/* wake B: a woken thread is scheduled promptly, a yielding one
+		 * waits behind every runnable task (tens of ms on a busy CPU) */
+		store(&p->ready, id);
+		syscall(SYS_futex, &p->ready, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 		rc = cidk__abi_cs_wait(&w);
 		if (rc == 0) {
 			p->broken++;
@@ -174,16 +182,42 @@ out:
 	return NULL;
 }
 
-/* B: one event per new attempt id, until A is done or the deadline. */
+/*
+ * B: one event per attempt A announces, until A is done or the deadline.
+ * B yield-spins 2 ms for A to announce an attempt, then sleeps until it does
+ * (a futex on ready, a millisecond at a time so that the deadline is
+ * seen), then waits until A is inside
+ * it (pub), spinning a little and then yielding (with one CPU, A needs
+ * B off it).  An attempt that ended before B saw it inside is left:
+ * A announces the next.
+ */
 static void side_b(struct probe_run *p)
 {
+	const struct timespec ms = { 0, 1000000 };
+	uint64_t idle_end = cidk__now_ns() + 2000000;
 	uint32_t last = 0;
 
 	while (!stopping(p)) {
-		uint32_t k = load(&p->pub);
+		uint32_t k = load(&p->ready);
+		uint64_t spin_end;
 
 		if (k == last) {
-			sched_yield(); /* with one CPU, let A run */
+			/* yield-spin for a while first: a sleeping B wakes
+			 * slowly on an idle machine (the CPU's idle exit, about
+			 * a millisecond in a VM), a spinning one not */
+			if (cidk__now_ns() < idle_end) {
+				sched_yield();
+				continue;
+			}
+			syscall(SYS_futex, &p->ready, FUTEX_WAIT_PRIVATE, last, &ms, NULL, 0);
+			continue;
+		}
+		spin_end = cidk__now_ns() + 20000;
+		while (load(&p->pub) != k && load(&p->ready) == k && !stopping(p))
+			if (cidk__now_ns() > spin_end)
+				sched_yield();
+		if (load(&p->pub) != k) {
+			last = k; /* gone by, or stopping */
 			continue;
 		}
 		store(&p->started, k);
@@ -196,6 +230,7 @@ static void side_b(struct probe_run *p)
 		if (!(p->breaks & CIDK_ABI_BREAK_NO_EVENT))
 			store(&p->rel, k);
 		last = k;
+		idle_end = cidk__now_ns() + 2000000;
 	}
 	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
 }

@@ -263,8 +263,8 @@ static void decide(void)
 	if (a->verdict == CIDK_ABI_PASS) {
 		mask = want;
 		snprintf(why_buf[0], sizeof(why_buf[0]),
-			 "%s; the probe: interrupted sections abort (%u of %u, %llu us)%s",
-			 why_cpu, a->aborts_in_event, a->aborts_in_event,
+			 "%s; the probe: interrupted sections abort (%u aborted during an event, %llu us)%s",
+			 why_cpu, a->aborts_in_event,
 			 (unsigned long long)(a->ns / 1000), env_note);
 		why_cpu = why_buf[0];
 		if (want & CIDK_PERCPU_MM_CID)

@@ -71,7 +71,7 @@ ok $? "--require abort-preempt,slice-ext --break unarmed: a FAIL makes it 1 what
 # The process's own probe on a broken user side (--break reaches it):
 # unarmed is what the broken kernels look like (nothing aborts: FAIL at
 # once), idle-helper the control (no event: the section must commit),
-# unarmed,no-event never answers (unknown at the 50 ms deadline).
+# unarmed,no-event never answers (unknown at the deadline).
 run_status 1 abi --require abort --break unarmed
 lines_are abort:FAIL
 ok $? "--require abort --break unarmed: the probe says FAIL, exit 1"

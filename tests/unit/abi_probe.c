@@ -284,7 +284,7 @@ static void *init_thread(void *arg)
 }
 
 /*
- * fork while another thread probes (a probe that runs its whole 250 ms:
+ * fork while another thread probes (a probe that runs its whole 1 s:
  * never released, never aborted): the child's first operation must not
  * wait for ever on a lock held by a thread it does not have.
  */
@@ -299,7 +299,7 @@ static void test_fork_during_probe(void)
 
 	cidk__abi_probe_cached_breaks = CIDK_ABI_BREAK_UNARMED | CIDK_ABI_BREAK_NO_EVENT;
 	pthread_create(&th, NULL, init_thread, NULL);
-	usleep(10000); /* well inside the 250 ms probe */
+	usleep(10000); /* well inside the 1 s probe */
 	t0 = cidk__now_ns();
 	pid = fork();
 	if (pid == 0) {
