@@ -107,7 +107,7 @@ static void test_api(void)
 	sched_getaffinity(0, sizeof(after), &after);
 	ok(rc == 0 && a->verdict == CIDK_ABI_PASS && a->aborts_in_event == 2 &&
 		   a->broken == 0 && a->events >= 2 && a->attempts >= 2 &&
-		   a->ns > 0 && a->ns <= 260 * MS && r.ns >= a->ns,
+		   a->ns > 0 && a->ns <= 1100 * MS && r.ns >= a->ns,
 	   "this host keeps the promise: pass, 2 aborts during an event, no commit after one (%s: %s; %u sections, %u events, %u stray, %llu us)",
 	   cidk_abi_answer_name(a->verdict), a->why, a->attempts, a->events,
 	   a->stray_aborts, (unsigned long long)(a->ns / 1000));
@@ -142,7 +142,7 @@ static void test_api(void)
 	o.budget_ns = 20 * MS;
 	rc = cidk__abi_probe_run(&o, CIDK_ABI_BREAK_UNARMED | CIDK_ABI_BREAK_NO_EVENT, &r);
 	ok(rc == 0 && a->verdict == CIDK_ABI_UNKNOWN && a->broken == 0 &&
-		   a->ns >= 20 * MS && a->ns < 300 * MS && strstr(a->why, "no answer"),
+		   a->ns >= 20 * MS && a->ns < 2000 * MS && strstr(a->why, "no answer"),
 	   "never answered: unknown after the 20 ms budget (%llu us: %s)",
 	   (unsigned long long)(a->ns / 1000), a->why);
 
@@ -174,7 +174,7 @@ static void test_api(void)
 		o.budget_ns = 20 * MS;
 		rc = cidk__abi_probe_run(&o, CIDK_ABI_BREAK_IDLE_HELPER, &r);
 		ok(rc == 0 && sg->verdict == CIDK_ABI_UNKNOWN && sg->events == 0 &&
-			   sg->ns >= 20 * MS && sg->ns < 300 * MS,
+			   sg->ns >= 20 * MS && sg->ns < 2000 * MS,
 		   "signal, no timer armed: unknown at the 20 ms deadline (%s)", sg->why);
 	}
 	o.promises = 0;
