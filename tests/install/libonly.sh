@@ -88,6 +88,10 @@ readelf -sW "$libdir/libcidkit.a" |
 	sort >"$tmp/a.syms"
 diff "$tmp/so.syms" "$tmp/a.syms" >"$tmp/syms.diff" 2>&1 && [ -s "$tmp/a.syms" ]
 ok $? "libcidkit.a: its default-visibility symbols are libcidkit.so's ($(wc -l <"$tmp/a.syms"))" "$tmp/syms.diff"
+grep -v '^cidk_' "$tmp/a.syms" >"$tmp/a.bad"
+grep '^cidk__' "$tmp/a.syms" >>"$tmp/a.bad"
+ok $([ ! -s "$tmp/a.bad" ]; echo $?) \
+	"libcidkit.a: nothing internal (cidk__) or unprefixed is default-visible" "$tmp/a.bad"
 
 export PKG_CONFIG_PATH="$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest"
 static_libs=$(pkg-config --static --libs cidkit)
