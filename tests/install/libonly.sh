@@ -14,9 +14,9 @@
 #     with the archive named (libcidkit.a, libc shared) -- print what the
 #     full install test expects (tests/install/examples.sh); the static
 #     ones need no libcidkit.so (ldd, readelf) and run with it removed.
-# Speaks TAP.  Costs a library build without its tests: 9.9 s of wall
-# clock in meson test on the two-core machine at load ~2 (6 s of it the
-# build).
+# Speaks TAP.  Costs a library build without its tests: 9.9 s and 18.5 s
+# of wall clock in two runs of meson test on the shared two-core machine
+# (load 2-3.6; 6 s and 15 s of it the build).
 #   libonly.sh MESON SOURCE_ROOT CC
 set -u
 MESON=$1 SRC=$2 CC=$3
