@@ -95,8 +95,8 @@ ok $([ ! -s "$tmp/a.bad" ]; echo $?) \
 	"libcidkit.a: nothing internal (cidk__) or unprefixed is default-visible" "$tmp/a.bad"
 
 export PKG_CONFIG_PATH="$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest"
-static_libs=$(pkg-config --static --libs cidkit)
-[ "$(echo $static_libs)" = "-L$libdir -lcidkit -pthread -lm" ]
+static_libs=$(pkg-config --static --libs cidkit | sed 's/ *$//')
+[ "$static_libs" = "-L$libdir -lcidkit -pthread -lm" ]
 ok $? "pkg-config --static --libs cidkit: $static_libs"
 
 # The examples, three ways.
