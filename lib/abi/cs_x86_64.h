@@ -1,4 +1,14 @@
 /* SPDX-License-Identifier: MIT */
+/* The signature before the abort handler (label 4): ret = -1, on to label 6. */
+#define ABI_CS_ABORT(SIG)                                                    \
+	".pushsection __rseq_failure, \"ax\"\n\t"       \
+	".byte 0x0f, 0xb9, 0x3d\n\t"                    \
+	".long " SIG "\n"                               \
+	"4:\n\t"                                        \
+	"movl $-1, %k[ret]\n\t"                         \
+	"jmp 6f\n\t"                                    \
+	".popsection\n"
+
 /*
  * The descriptor (label 3: version 0, flags 0, start_ip = label 1, the
  * section ending at @END, abort_ip = label 4) in section @SECT, and its
@@ -51,13 +61,7 @@
 			     "jnz 5b\n\t"                                    \
 			     "movl (%[last]), %k[r2]\n\t" LATE               \
 			     "2:\n\t"                                        \
-			     ".pushsection __rseq_failure, \"ax\"\n\t"       \
-			     ".byte 0x0f, 0xb9, 0x3d\n\t"                    \
-			     ".long " SIG "\n"                               \
-			     "4:\n\t"                                        \
-			     "movl $-1, %k[ret]\n\t"                         \
-			     "jmp 6f\n\t"                                    \
-			     ".popsection\n"                                 \
+			     ABI_CS_ABORT(SIG)                               \
 			     "6:\n\t"                                        \
 			     : [ret] "+r"(ret), [r1] "=&r"(r1), [r2] "=&r"(r2) \
 			     : [cs] "r"(c->rseq_cs), [first] "r"(c->first),  \
@@ -104,13 +108,7 @@
 			     "9:\n\t"                                        \
 			     "movl $1, %k[ret]\n\t"                          \
 			     "jmp 6f\n\t"                                    \
-			     ".pushsection __rseq_failure, \"ax\"\n\t"       \
-			     ".byte 0x0f, 0xb9, 0x3d\n\t"                    \
-			     ".long " SIG "\n"                               \
-			     "4:\n\t"                                        \
-			     "movl $-1, %k[ret]\n\t"                         \
-			     "jmp 6f\n\t"                                    \
-			     ".popsection\n"                                 \
+			     ABI_CS_ABORT(SIG)                               \
 			     "6:\n\t"                                        \
 			     : [ret] "+r"(ret)                               \
 			     : [cs] "r"(w->rseq_cs), [pub] "r"(w->pub),      \

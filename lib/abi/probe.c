@@ -272,6 +272,16 @@ static unsigned int usable_cpus(void)
 	return (unsigned int)CPU_COUNT(&set);
 }
 
+/* A run's counts as a promise's evidence. */
+static void tally(const struct probe_run *p, struct cidk_abi_promise_result *r)
+{
+	r->attempts = p->attempts;
+	r->aborts_in_event = p->in_event;
+	r->stray_aborts = p->stray;
+	r->broken = p->broken;
+	r->events = p->events;
+}
+
 static void verdict(const struct probe_run *p, uint64_t budget,
 		    struct cidk_abi_promise_result *r)
 {
@@ -279,11 +289,7 @@ static void verdict(const struct probe_run *p, uint64_t budget,
 
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
-	r->attempts = p->attempts;
-	r->aborts_in_event = p->in_event;
-	r->stray_aborts = p->stray;
-	r->broken = p->broken;
-	r->events = p->events;
+	tally(p, r);
 	if (p->broken)
 		say(r, CIDK_ABI_FAIL,
 		    "a critical section committed after membarrier's RSEQ command had run inside it (attempt %u): Linux %s %s does not abort interrupted sections",
@@ -532,11 +538,7 @@ static void probe_in_child(const struct cidk_abi_probe_opts *opts, unsigned int 
 		struct probe_run *sg = &c->sig;
 
 		sg->rounds = opts->rounds ? opts->rounds : DEFAULT_ROUNDS;
-		rs->attempts = sg->attempts;
-		rs->aborts_in_event = sg->in_event;
-		rs->stray_aborts = sg->stray;
-		rs->broken = sg->broken;
-		rs->events = sg->events;
+		tally(sg, rs);
 		if (sg->broken)
 			say(rs, CIDK_ABI_FAIL,
 			    "a critical section committed after a signal handler ran inside it (attempt %u)",
