@@ -27,7 +27,7 @@ sys.path.insert(0, sys.argv[1])
 from kernel_lab import abi_matrix, guest, kernels  # noqa: E402
 from tap import failures, ok  # noqa: E402
 
-print("1..13")
+print("1..14")
 
 VERSIONS = ["6.1.170-3", "6.1.176-1", "6.12.107-1", "6.12.117-1", "6.16.3-1~bpo13+1",
             "6.16.12-1~bpo13+1", "6.19.6-2~bpo13+1", "6.19.6-1", "6.19.14-1~bpo13+1",
@@ -110,6 +110,10 @@ with tempfile.TemporaryDirectory() as t:
 # matrix: kernel "k-broken" recorded twice (abort-preempt FAIL in both,
 # membarrier-rseq n/a then FAIL), kernel "k-good" once, all pass.
 def run_of(kernel, run, verdicts):
+    # the probe's row follows the abort checks (abi_matrix.probe_expected):
+    # FAIL where one of them FAILed, unless the case says otherwise
+    broken = any(verdicts.get(n) == "FAIL" for n in abi_matrix.PROBE_PROMISES)
+    verdicts = dict({"probe": "FAIL" if broken else "pass"}, **verdicts)
     checks = [{"name": n, "verdict": verdicts.get(n, "pass"), "reason": "r",
                "evidence": {}} for n in abi_matrix.CHECKS]
     return {"line": kernel, "arch": "arm64", "run": run, "kernel": kernel,
@@ -131,10 +135,14 @@ def judged(kernel, verdicts):
 ok(judged("k-broken", {"abort-preempt": "FAIL", "membarrier-rseq": "FAIL"}) == [] and
    judged("k-broken", {"abort-preempt": "FAIL", "membarrier-rseq": "n/a"}) == [],
    "abi matrix: a kernel's recorded verdicts are accepted (any of its runs')")
-ok(judged("k-broken", {}) == ["abort-preempt", "membarrier-rseq"] and
-   judged("k-good", {"abort-preempt": "FAIL"}) == ["abort-preempt"],
+ok(judged("k-broken", {}) == ["abort-preempt", "membarrier-rseq", "probe"] and
+   judged("k-good", {"abort-preempt": "FAIL"}) == ["abort-preempt", "probe"],
    "abi matrix: a verdict flipped either way differs (FAIL->pass on k-broken, "
-   "also where one run was n/a; pass->FAIL on k-good)")
+   "also where one run was n/a; pass->FAIL on k-good; the probe's with them)")
+ok(judged("k-broken", {"abort-preempt": "FAIL", "membarrier-rseq": "FAIL", "probe": "pass"}) == ["probe"] and
+   judged("k-good", {"probe": "FAIL"}) == ["probe"] and
+   judged("k-good", {"probe": "n/a"}) == ["probe"],
+   "abi matrix: the probe alone flipped differs (pass on a broken kernel, FAIL or n/a on a good one)")
 ok(judged("k-new", {"abort-signal": "FAIL"}) == ["abort-signal"] and
    judged("k-new", {"slice-ext": "n/a"}) == [],
    "abi matrix: a release it has not recorded must keep every promise (pass or n/a)")
