@@ -38,7 +38,11 @@ assert row[("lease:bitmap", 2)]["rmw_per_pair"] >= 2.0, row[("lease:bitmap", 2)]
 for p in ("lazy", "lazy-batched", "cache-local"):
     assert row[("lease:" + p, 1)]["rmw_per_pair"] == 1.0, row[("lease:" + p, 1)]
 ns = {w: row[(w, 1)]["ns_per_pair"] for w in ("kernel-mm_cid", "floor:cas+store", "lease:bitmap")}
-if mm_cid:
+# one load against one CAS and a store: a few ns apart, which a
+# sanitizer instrumented call can reverse (9.06 vs 8.66 ns under ASan,
+# fresh clone, 2026-12-03); the order is asserted on plain builds
+import os
+if mm_cid and os.environ.get("CIDK_TEST_SANITIZE", "none") == "none":
     assert ns["kernel-mm_cid"] < ns["floor:cas+store"], ns
 assert ns["floor:cas+store"] < ns["lease:bitmap"], ns
 ' 2>"$tmp/why"
