@@ -28,7 +28,10 @@
  * descriptor goes where the kernel never reads it: nothing can abort A,
  * which is what the broken kernels look like -- FAIL), idle-helper (B
  * makes no event, the control: A must commit -- FAIL), no-event (B never
- * releases A -- UNKNOWN at the deadline).
+ * releases A: a good kernel still aborts A, so pass; with unarmed as well,
+ * UNKNOWN at the deadline).  In the child: unarmed -- the signal promise
+ * FAILs; idle-helper -- no timer, UNKNOWN; no-event -- no signal raised,
+ * cpu_id_start is not rewritten and a legacy registration FAILs.
  *
  * Cold: runs once per process (or on request); each probe starts and
  * joins one thread.

@@ -64,7 +64,7 @@ static int own_area;
 /* What the constructor found: the rseq path's bits, if the probe agrees. */
 static unsigned int want;
 static pthread_mutex_t decide_lock = PTHREAD_MUTEX_INITIALIZER;
-static char why_buf[1][320];
+static char why_buf[320];
 static const char *env_note = "";
 
 static const char *why_cpu = "not chosen yet";
@@ -262,20 +262,20 @@ static void decide(void)
 	cidk_abi_probe_cached(&r);
 	if (a->verdict == CIDK_ABI_PASS) {
 		mask = want;
-		snprintf(why_buf[0], sizeof(why_buf[0]),
+		snprintf(why_buf, sizeof(why_buf),
 			 "%s; the probe: interrupted sections abort (%u aborted during an event, %llu us)%s",
 			 why_cpu, a->aborts_in_event,
 			 (unsigned long long)(a->ns / 1000), env_note);
-		why_cpu = why_buf[0];
+		why_cpu = why_buf;
 		if (want & CIDK_PERCPU_MM_CID)
 			why_cid = why_cpu;
 	} else {
-		snprintf(why_buf[0], sizeof(why_buf[0]), "%s: %s%s",
+		snprintf(why_buf, sizeof(why_buf), "%s: %s%s",
 			 a->verdict == CIDK_ABI_FAIL ?
 			 "broken abort promise" :
 			 "the probe could not tell, so the safe default",
 			 a->why, env_note);
-		why_cpu = why_buf[0];
+		why_cpu = why_buf;
 		if (want & CIDK_PERCPU_MM_CID)
 			why_cid = why_cpu;
 	}
