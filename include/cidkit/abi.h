@@ -17,21 +17,22 @@
  * data built on them silently corrupts (docs/abi.md).
  *
  * Two more promises on request (opts.promises), because asking costs a
- * fork: a section a signal handler ran inside is aborted (the broken
- * kernels keep this one -- arm64 7.0.13 aborts on signals and still
- * corrupts data -- so it cannot be the gate), and cpu_id_start is
- * rewritten after a signal when the area was registered in the legacy
- * mode (32 bytes: "IDs rewritten after every switch and signal"; a longer,
- * "V2" registration may skip it, so there it is a pass either way, and
- * why says which mode).  Both run in a child process (fork of the
+ * fork: a section a signal handler ran inside is aborted (some broken
+ * kernels keep this one -- Debian's arm64 7.0.10 to 7.0.13 abort on
+ * signals and still corrupt data -- so it cannot be the gate), and
+ * cpu_id_start is rewritten after a signal when the area was registered
+ * in the legacy mode (32 bytes: "IDs rewritten after every switch and
+ * signal"; a longer, "V2" registration may skip it, so there the answer
+ * is UNKNOWN, and why says which mode).  Both run in a child process (fork of the
  * caller), whose signal handler, interval timer and writes to its own
  * copy of the rseq area the caller never sees.
  *
  * How (lib/abi/probe.c): two threads.  A (a thread the probe starts)
  * enters a critical section, publishes an attempt id inside it, and spins
  * there until B (the calling thread) says its event for that attempt is
- * over.  B waits for the id, sends membarrier's RSEQ command (with one
- * usable CPU, B simply runs, which needs A preempted), then releases A.
+ * over.  B, woken when A announces an attempt, waits until A is inside,
+ * sends membarrier's RSEQ command (with one usable CPU, B simply runs,
+ * which needs A preempted), then releases A.
  * A section that commits after seeing the release had a whole event run
  * inside it and was not aborted: FAIL.  A pass needs @rounds aborts that
  * happened during B's event (a stray abort is retried under a new id and
