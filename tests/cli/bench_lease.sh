@@ -13,6 +13,10 @@ CIDKIT=${1:?usage: bench_lease.sh path/to/cidkit}
 # their order: one load (kernel-mm_cid) below one CAS and one store (the
 # floor), the floor below the bitmap lease (two RMWs on a shared line and
 # more), for one thread (medians of 5).
+# The counts must hold in every run; the timing order, a few ns on a
+# shared VM, in one of at most three runs (a real inversion -- a read that
+# became a system call -- fails all three).
+for attempt in 1 2 3; do
 run bench lease --threads 2 --iters 20000 --reps 5 --json
 [ -z "$err" ] && printf '%s' "$out" | python3 -c '
 import json, struct, sys
@@ -40,13 +44,21 @@ for p in ("lazy", "lazy-batched", "cache-local"):
 ns = {w: row[(w, 1)]["ns_per_pair"] for w in ("kernel-mm_cid", "floor:cas+store", "lease:bitmap")}
 # one load against one CAS and a store: a few ns apart, which a
 # sanitizer instrumented call can reverse (9.06 vs 8.66 ns under ASan,
-# fresh clone, 2026-12-03); the order is asserted on plain builds
+# fresh clone, 2026-12-03), and which the timed loop around them can make
+# equal at 2 decimals (3.26 vs 3.26 ns, plain build, the same day): not
+# above it on plain builds (an rseq read that became a system call, tens
+# of ns, still fails), not asserted under a sanitizer
 import os
 if mm_cid and os.environ.get("CIDK_TEST_SANITIZE", "none") == "none":
-    assert ns["kernel-mm_cid"] < ns["floor:cas+store"], ns
+    assert ns["kernel-mm_cid"] <= ns["floor:cas+store"], ns
 assert ns["floor:cas+store"] < ns["lease:bitmap"], ns
 ' 2>"$tmp/why"
-ok $? "--json: every way, 1 and 2 threads; every pair ran and did its work; RMWs per pair; references in order" "$tmp/why"
+res=$?
+[ $res -eq 0 ] && break
+grep -q "AssertionError: {.kernel-mm_cid" "$tmp/why" || break
+done
+[ $res -eq 0 ]
+ok $? "--json: every way, 1 and 2 threads; every pair ran and did its work; RMWs per pair; references in order (run $attempt of at most 3)" "$tmp/why"
 
 # --threads 1: every row of the table (what, threads, ...) is for 1 thread,
 # and each way has its row.  (The old check, "no line matching ' 2 .*x$'",
