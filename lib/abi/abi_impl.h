@@ -118,4 +118,17 @@ int cidk__abi_cs_supported(void);
 
 #define CIDK_ABI_MAX_CPUS 1024
 
+/* membarrier(2)'s RSEQ commands (uapi linux/membarrier.h, Linux 5.10). */
+#define CIDK_ABI_MB_QUERY 0
+#define CIDK_ABI_MB_PRIVATE_EXPEDITED_RSEQ (1 << 7)
+#define CIDK_ABI_MB_REGISTER_PRIVATE_EXPEDITED_RSEQ (1 << 8)
+
+/*
+ * Whether membarrier's RSEQ command is there, registering the process for
+ * it (process-wide, permanent).  0, -ENOSYS (no such command: Linux <
+ * 5.10, or membarrier off), or the negative errno of the query or of the
+ * registration.
+ */
+int cidk__abi_membarrier_rseq(void);
+
 #endif /* CIDKIT_LIB_ABI_IMPL_H */

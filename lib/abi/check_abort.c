@@ -50,11 +50,6 @@
 #include "abi/abi_impl.h"
 #include "util/clock.h"
 
-#ifndef MEMBARRIER_CMD_QUERY
-#define MEMBARRIER_CMD_QUERY 0
-#endif
-#define MB_PRIVATE_EXPEDITED_RSEQ (1 << 7)
-#define MB_REGISTER_PRIVATE_EXPEDITED_RSEQ (1 << 8)
 
 #define MAX_ATTEMPTS 10000000ul
 
@@ -129,13 +124,13 @@ static void *helper(void *arg)
 			uint32_t g = a->gen + 1;
 
 			if (a->idle) {
-				syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+				syscall(__NR_membarrier, CIDK_ABI_MB_QUERY, 0, 0);
 				a->events++;
 				nap(20000);
 				continue;
 			}
 			__atomic_store_n(&a->gen, g, __ATOMIC_SEQ_CST);
-			if (syscall(__NR_membarrier, MB_PRIVATE_EXPEDITED_RSEQ, 0, 0)) {
+			if (syscall(__NR_membarrier, CIDK_ABI_MB_PRIVATE_EXPEDITED_RSEQ, 0, 0)) {
 				a->err = errno;
 				break;
 			}
@@ -205,16 +200,15 @@ static void run(enum mode mode, const struct cidk__abi_opts *o,
 		return;
 	}
 	if (mode == MEMBARRIER) {
-		long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-
-		if (q < 0 || !(q & MB_PRIVATE_EXPEDITED_RSEQ)) {
+		rc = cidk__abi_membarrier_rseq();
+		if (rc == -ENOSYS) {
 			cidk__abi_say(r, CIDK__ABI_NA,
 				      "membarrier has no PRIVATE_EXPEDITED_RSEQ command here (Linux < 5.10, or membarrier off)");
 			return;
 		}
-		if (syscall(__NR_membarrier, MB_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0)) {
-			cidk__abi_say(r, CIDK__ABI_NA, "membarrier RSEQ registration refused: %s",
-				      strerror(errno));
+		if (rc) {
+			cidk__abi_say(r, CIDK__ABI_NA, "membarrier RSEQ query or registration refused: %s",
+				      strerror(-rc));
 			return;
 		}
 	}

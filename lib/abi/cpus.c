@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/abi/cpus.c - where the checks run: the allowed CPUs, pinning a
- * thread to one, and the kernel's own answer to "where am I" (getcpu(2) as
+ * thread to one, membarrier's RSEQ command (query and registration), and
+ * the kernel's own answer to "where am I" (getcpu(2) as
  * a system call: glibc's sched_getcpu() reads the rseq area, the very
  * thing under test).
  */
@@ -54,4 +55,17 @@ int cidk__abi_getcpu(unsigned int *cpu, unsigned int *node)
 pid_t cidk__abi_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+int cidk__abi_membarrier_rseq(void)
+{
+	long q = syscall(__NR_membarrier, CIDK_ABI_MB_QUERY, 0, 0);
+
+	if (q < 0)
+		return -errno;
+	if (!(q & CIDK_ABI_MB_PRIVATE_EXPEDITED_RSEQ))
+		return -ENOSYS;
+	if (syscall(__NR_membarrier, CIDK_ABI_MB_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0))
+		return -errno;
+	return 0;
 }

@@ -59,11 +59,6 @@
 #include "abi/abi_impl.h"
 #include "util/clock.h"
 
-#ifndef MEMBARRIER_CMD_QUERY
-#define MEMBARRIER_CMD_QUERY 0
-#endif
-#define MB_PRIVATE_EXPEDITED_RSEQ (1 << 7)
-#define MB_REGISTER_PRIVATE_EXPEDITED_RSEQ (1 << 8)
 
 #define DEFAULT_BUDGET_NS 1000000000ull /* reached only when a thread cannot run */
 #define MAX_BUDGET_NS 10000000000ull
@@ -225,7 +220,7 @@ static void side_b(struct probe_run *p)
 		}
 		store(&p->started, k);
 		if (!(p->breaks & CIDK_ABI_BREAK_IDLE_HELPER) &&
-		    syscall(__NR_membarrier, MB_PRIVATE_EXPEDITED_RSEQ, 0, 0)) {
+		    syscall(__NR_membarrier, CIDK_ABI_MB_PRIVATE_EXPEDITED_RSEQ, 0, 0)) {
 			p->b_err = errno;
 			break;
 		}
@@ -252,28 +247,6 @@ static void say(struct cidk_abi_promise_result *r, enum cidk_abi_answer v,
 	va_end(ap);
 }
 
-/* Whether membarrier's RSEQ command is there; registers the process for it. */
-static int membarrier_rseq_ready(void)
-{
-	long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-
-	if (q < 0)
-		return -errno;
-	if (!(q & MB_PRIVATE_EXPEDITED_RSEQ))
-		return -ENOSYS;
-	if (syscall(__NR_membarrier, MB_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0))
-		return -errno;
-	return 0;
-}
-
-static unsigned int usable_cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 0;
-	return (unsigned int)CPU_COUNT(&set);
-}
 
 /* A run's counts as a promise's evidence. */
 static void tally(const struct probe_run *p, struct cidk_abi_promise_result *r)
@@ -285,7 +258,11 @@ static void tally(const struct probe_run *p, struct cidk_abi_promise_result *r)
 	r->events = p->events;
 }
 
-static void verdict(const struct probe_run *p, uint64_t budget,
+/*
+ * A run's verdict, for either promise: @event is what ran inside the
+ * sections ("membarrier's RSEQ command", "a signal handler").
+ */
+static void verdict(const struct probe_run *p, uint64_t budget, const char *event,
 		    struct cidk_abi_promise_result *r)
 {
 	struct utsname u;
@@ -295,18 +272,18 @@ static void verdict(const struct probe_run *p, uint64_t budget,
 	tally(p, r);
 	if (p->broken)
 		say(r, CIDK_ABI_FAIL,
-		    "a critical section committed after membarrier's RSEQ command had run inside it (attempt %u): Linux %s %s does not abort interrupted sections",
-		    p->broken_id, u.release, u.machine);
+		    "a critical section committed after %s had run inside it (attempt %u): Linux %s %s does not abort interrupted sections",
+		    event, p->broken_id, u.release, u.machine);
 	else if (p->a_err)
-		say(r, CIDK_ABI_UNKNOWN, "the probe thread has no rseq area: %s",
+		say(r, CIDK_ABI_UNKNOWN, "no rseq area for the probe's section: %s",
 		    strerror(-p->a_err));
 	else if (p->b_err)
 		say(r, CIDK_ABI_UNKNOWN, "membarrier's RSEQ command failed: %s",
 		    strerror(p->b_err));
 	else if (p->in_event >= p->rounds)
 		say(r, CIDK_ABI_PASS,
-		    "%u of %u sections interrupted by membarrier's RSEQ command were aborted (%u stray aborts retried)",
-		    p->in_event, p->in_event, p->stray);
+		    "%u of %u sections interrupted by %s were aborted (%u stray aborts retried)",
+		    p->in_event, p->in_event, event, p->stray);
 	else
 		say(r, CIDK_ABI_UNKNOWN,
 		    "no answer within %llu us: %u attempts, %u of %u aborts during an event, %u events",
@@ -325,7 +302,7 @@ static int probe_abort(const struct cidk_abi_probe_opts *opts, unsigned int brea
 	pthread_t th;
 	int rc;
 
-	rc = membarrier_rseq_ready();
+	rc = cidk__abi_membarrier_rseq();
 	if (rc) {
 		say(r, CIDK_ABI_UNKNOWN, "membarrier's RSEQ command is not available: %s",
 		    rc == -ENOSYS ? "Linux < 5.10, or membarrier off" : strerror(-rc));
@@ -363,7 +340,7 @@ static int probe_abort(const struct cidk_abi_probe_opts *opts, unsigned int brea
 	}
 	side_b(p);
 	pthread_join(th, NULL);
-	verdict(p, budget, r);
+	verdict(p, budget, "membarrier's RSEQ command", r);
 	free(p);
 done:
 	r->ns = cidk__now_ns() - t0;
@@ -541,21 +518,7 @@ static void probe_in_child(const struct cidk_abi_probe_opts *opts, unsigned int 
 		struct probe_run *sg = &c->sig;
 
 		sg->rounds = opts->rounds ? opts->rounds : DEFAULT_ROUNDS;
-		tally(sg, rs);
-		if (sg->broken)
-			say(rs, CIDK_ABI_FAIL,
-			    "a critical section committed after a signal handler ran inside it (attempt %u)",
-			    sg->broken_id);
-		else if (sg->a_err)
-			say(rs, CIDK_ABI_UNKNOWN, "no rseq area in the child: %s", strerror(-sg->a_err));
-		else if (sg->in_event >= sg->rounds)
-			say(rs, CIDK_ABI_PASS, "%u of %u sections a signal handler ran inside were aborted (%u stray aborts retried)",
-			    sg->in_event, sg->in_event, sg->stray);
-		else
-			say(rs, CIDK_ABI_UNKNOWN,
-			    "no answer within %llu us: %u attempts, %u of %u aborts during a signal, %u signals",
-			    (unsigned long long)(budget / 1000), sg->attempts, sg->in_event,
-			    sg->rounds, sg->events);
+		verdict(sg, budget, "a signal handler", rs);
 		rc->attempts = c->cis_trials;
 		rc->events = c->cis_trials;
 		rc->broken = c->cis_trials - c->cis_rewritten;
@@ -597,7 +560,11 @@ int cidk__abi_probe_run(const struct cidk_abi_probe_opts *opts,
 	memset(out, 0, sizeof(*out));
 	ask = opts->promises ? opts->promises : CIDK_ABI_ASK(CIDK_ABI_ABORT);
 	out->asked = ask;
-	out->cpus = usable_cpus();
+	{
+		int cpus[CIDK_ABI_MAX_CPUS];
+
+		out->cpus = cidk__abi_allowed(cpus, CIDK_ABI_MAX_CPUS);
+	}
 	budget = opts->budget_ns ? opts->budget_ns : DEFAULT_BUDGET_NS;
 	for (unsigned int i = 0; i < CIDK_ABI_NR_PROMISES; i++)
 		say(&out->promise[i], CIDK_ABI_UNKNOWN, "not asked");
