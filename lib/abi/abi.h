@@ -46,6 +46,7 @@ enum cidk__abi_break {
 	CIDK_ABI_BREAK_NO_EVENT = 1u << 5,     /* look before the event happened */
 	CIDK_ABI_BREAK_UNARMED = 1u << 6,      /* the section's descriptor is never given to the kernel */
 	CIDK_ABI_BREAK_IDLE_HELPER = 1u << 7,  /* the helper goes through the motions, no event */
+	CIDK_ABI_BREAK_UNMARKED = 1u << 8,     /* probe: B never says its event began: every abort is stray */
 };
 
 #define CIDK_ABI_REASON_LEN 240

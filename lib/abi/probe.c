@@ -29,7 +29,9 @@
  * which is what the broken kernels look like -- FAIL), idle-helper (B
  * makes no event, the control: A must commit -- FAIL), no-event (B never
  * releases A: a good kernel still aborts A, so pass; with unarmed as well,
- * UNKNOWN at the deadline).  In the child: unarmed -- the signal promise
+ * UNKNOWN at the deadline), unmarked (B never stores started: every
+ * abort, its own event's included, is stray -- UNKNOWN at the deadline,
+ * which a pass that counted stray aborts would not be).  In the child: unarmed -- the signal promise
  * FAILs; idle-helper -- no timer, UNKNOWN; no-event -- no signal raised,
  * cpu_id_start is not rewritten and a legacy registration FAILs.
  *
@@ -218,7 +220,8 @@ static void side_b(struct probe_run *p)
 			last = k; /* gone by, or stopping */
 			continue;
 		}
-		store(&p->started, k);
+		if (!(p->breaks & CIDK_ABI_BREAK_UNMARKED))
+			store(&p->started, k);
 		if (!(p->breaks & CIDK_ABI_BREAK_IDLE_HELPER) &&
 		    syscall(__NR_membarrier, CIDK_ABI_MB_PRIVATE_EXPEDITED_RSEQ, 0, 0)) {
 			p->b_err = errno;

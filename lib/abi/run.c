@@ -69,7 +69,7 @@ static const struct check {
 
 static const char *const break_names[] = {
 	"cs-short", "no-sig", "write-early", "unregistered", "stale", "no-event",
-	"unarmed", "idle-helper",
+	"unarmed", "idle-helper", "unmarked",
 };
 
 unsigned int cidk__abi_nr_checks(void)

@@ -180,6 +180,15 @@ static void test_api(void)
 	o.promises = 0;
 	o.budget_ns = 0;
 
+	/* Aborts that B's event did not cause prove nothing: with B never
+	 * marking its event, every abort is stray and the answer unknown. */
+	o.budget_ns = 20 * MS;
+	rc = cidk__abi_probe_run(&o, CIDK_ABI_BREAK_UNMARKED, &r);
+	ok(rc == 0 && a->verdict == CIDK_ABI_UNKNOWN && a->aborts_in_event == 0 &&
+		   a->stray_aborts >= 1 && a->broken == 0,
+	   "unmarked: %u aborts, all stray, unknown (%s)", a->stray_aborts, a->why);
+	o.budget_ns = 0;
+
 	/* The cache: one probe for the process, whoever asks first. */
 	for (uintptr_t i = 0; i < 4; i++)
 		pthread_create(&th[i], NULL, cached_caller, (void *)i);

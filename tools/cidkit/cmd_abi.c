@@ -59,8 +59,8 @@ static const char epilog[] =
 	"fork each); cpu-id-start names the full check unless --quick is given.\n"
 	"--break (for tests) runs the checks, and the probe, on a deliberately\n"
 	"broken user side (comma-separated to combine): cs-short, no-sig,\n"
-	"write-early, unregistered, stale, no-event, unarmed, idle-helper; see\n"
-	"docs/abi.md.\n";
+	"write-early, unregistered, stale, no-event, unarmed, idle-helper,\n"
+	"unmarked; see docs/abi.md.\n";
 
 /* One name of --require: a promise of the probe or a check. */
 struct req {
