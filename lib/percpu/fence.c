@@ -33,6 +33,8 @@
 
 #include <cidkit/percpu.h>
 
+#include "percpu_ops.h"
+
 #ifndef MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ (1 << 7)
 #define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ (1 << 8)
@@ -84,6 +86,7 @@ int cidk_percpu_fence(unsigned int cpu)
 	if (cpu >= cidk_percpu_nr_copies() || cpu > (unsigned int)INT32_MAX)
 		return -EINVAL;
 	if (!on_rseq()) {
+		cidk__percpu_ops_quiesce();
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		return 0;
 	}
@@ -100,6 +103,7 @@ int cidk_percpu_fence_all(void)
 	int err;
 
 	if (!on_rseq()) {
+		cidk__percpu_ops_quiesce();
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		return 0;
 	}
