@@ -159,7 +159,7 @@ static void loop_mutex(struct ctx *c, unsigned int iters)
 
 static unsigned int ix_of(enum cidk_percpu_index idx, const struct ctx *c)
 {
-	int i = cidk_percpu_index_now(idx);
+	int i = cidk_percpu_index_read(idx);
 
 	return i >= 0 && (unsigned int)i < c->pool->max_cids ? (unsigned int)i : 0;
 }

@@ -114,7 +114,7 @@ static struct object *central_get(void)
 /* The CPU now; -1 when the pool cannot serve it. */
 static int cpu_now(void)
 {
-	int c = cidk_percpu_index_now(CIDK_PERCPU_CPU_ID);
+	int c = cidk_percpu_index_read(CIDK_PERCPU_CPU_ID);
 
 	return c >= 0 && (unsigned int)c < ncpu ? c : -1;
 }

@@ -636,7 +636,7 @@ cidk_percpu_list_pop(struct cidk_pool *pool, cidk_pool_handle h,
  * and "rseq/selftests", as cidk_percpu_cmpeqv_storev's is).  Each works on
  * the copy @v of the intptr_t @h at one index of kind @idx.
  *   - The _on forms name the index (@cpu: read with
- *     cidk_percpu_index_now(), the values compared read from that copy):
+ *     cidk_percpu_index_read(), the values compared read from that copy):
  *     the section first checks that the thread still runs with @cpu and
  *     otherwise returns -EAGAIN, nothing stored (re-read and retry).
  *   - The implicit forms (no _on; for the operations whose arguments do
@@ -700,6 +700,32 @@ CIDK__PERCPU_INLINE int cidk__percpu_current(struct cidk_pool *pool,
 	}
 }
 #endif
+
+/*
+ * cidk_percpu_index_read - the index to name to an _on form: the calling
+ * thread's current index of kind @idx, inline.  On the rseq path one load
+ * from the rseq area (at a thread's first call on cidkit's own area, its
+ * registration, as an operation's); else cidk_percpu_index_now().
+ * Returns the index (>= 0; at or above a pool's max_cids the _on form
+ * says -ERANGE) or a negative errno (rseq(2)'s, for a thread that cannot
+ * register; -ERANGE).  A snapshot: the _on form checks it.  MT-safe.
+ */
+static inline int cidk_percpu_index_read(enum cidk_percpu_index idx)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		unsigned int i = cidk__percpu_read(idx);
+		int rc;
+
+		if (__builtin_expect(i != ~0u, 1))
+			return (int)i;
+		if ((rc = cidk_percpu_range_slow()))
+			return rc;
+		return (int)cidk__percpu_read(idx);
+	}
+#endif
+	return cidk_percpu_index_now(idx);
+}
 
 /*
  * cidk_percpu_add_on - rseq_load_add_store: *v += @delta on the copy at

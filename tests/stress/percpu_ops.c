@@ -116,7 +116,7 @@ static intptr_t load(const intptr_t *p)
 /* The thread's index now, in the pool (else the worker stops: error). */
 static int index_now(struct worker *w, unsigned int *i)
 {
-	int n = cidk_percpu_index_now(idx);
+	int n = cidk_percpu_index_read(idx);
 
 	if (n < 0 || (unsigned int)n >= nr) {
 		w->err = n < 0 ? n : -ERANGE;
