@@ -157,7 +157,8 @@ static void loop_mutex(struct ctx *c, unsigned int iters)
 #define OPS_OBJ (4 * sizeof(intptr_t))
 #define OPS_NODES 256
 
-static unsigned int ix_of(enum cidk_percpu_index idx, const struct ctx *c)
+static inline __attribute__((always_inline)) unsigned int
+ix_of(enum cidk_percpu_index idx, const struct ctx *c)
 {
 	int i = cidk_percpu_index_read(idx);
 

@@ -926,8 +926,8 @@ cidk__percpu_trymemcpy(struct cidk_pool *pool, cidk_pool_handle h,
 /*
  * cidk_percpu_cmpeqv_trymemcpy_storev_on - rseq_load_cbne_memcpy_store:
  * if the copy @v at @cpu equals @expect, copy @len bytes from @src to
- * @dst (an attempt: byte by byte inside the section, so an abort may
- * leave a prefix copied; keep @len short -- a long copy is aborted more
+ * @dst (an attempt: 8 bytes at a time, then byte by byte, inside the
+ * section, so an abort may leave a prefix copied; no alignment needed; keep @len short -- a long copy is aborted more
  * often, and a copy longer than a time slice never commits), then store
  * @newv into @v.  A slab's batch push (@dst the free slots above the top)
  * or batch pop (@src the top slots, @dst the caller's array).  Returns

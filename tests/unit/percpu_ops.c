@@ -201,7 +201,7 @@ static void exact(struct fixture *f)
 			    : cidk_percpu_cmpeqv_trymemcpy_storev_on;
 		const char *form = rel ? "_release_on" : "_on";
 		intptr_t src[8];
-		unsigned char bytes[5] = { 1, 2, 3, 4, 5 };
+		unsigned char bytes[13] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 };
 
 		for (int k = 0; k < 8; k++)
 			src[k] = 1000 * (rel + 1) + k;
@@ -217,13 +217,13 @@ static void exact(struct fixture *f)
 		   "%s trymemcpy_storev%s 64 bytes: 0, copied exactly, v = 16",
 		   nm, form);
 		ok(fn(f->pool, wh(f, 6), f->idx, i, 16,
-		      (char *)&m->area[10] + 1, bytes, 5, 21) == 0 &&
+		      (char *)&m->area[10] + 1, bytes, 13, 21) == 0 &&
 			   m->w[6] == 21 &&
-			   !memcmp((char *)&m->area[10] + 1, bytes, 5) &&
+			   !memcmp((char *)&m->area[10] + 1, bytes, 13) &&
 			   ((unsigned char *)&m->area[10])[0] == 0 &&
-			   ((unsigned char *)&m->area[10])[6] == 0,
-		   "%s trymemcpy_storev%s 5 unaligned bytes: copied, "
-		   "neighbours untouched", nm, form);
+			   ((unsigned char *)&m->area[10])[14] == 0,
+		   "%s trymemcpy_storev%s 13 unaligned bytes (a word and 5): "
+		   "copied, neighbours untouched", nm, form);
 		ok(fn(f->pool, wh(f, 6), f->idx, i, 21, m->area, src, 0,
 		      22) == 0 && m->w[6] == 22,
 		   "%s trymemcpy_storev%s 0 bytes: v stored", nm, form);

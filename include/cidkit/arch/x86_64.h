@@ -355,8 +355,8 @@ cidk__percpu_cs_cbne_store_store(intptr_t *v, intptr_t expect, intptr_t *v2,
 }
 
 /*
- * if (*v != expect) fail; copy @len bytes @src -> @dst (an attempt, byte
- * by byte); *v = newv.
+ * if (*v != expect) fail; copy @len bytes @src -> @dst (an attempt: 8
+ * bytes at a time, then the rest byte by byte); *v = newv.
  */
 CIDK__PERCPU_INLINE int
 cidk__percpu_cs_cbne_memcpy_store(intptr_t *v, intptr_t expect, void *dst,
@@ -368,12 +368,20 @@ cidk__percpu_cs_cbne_memcpy_store(intptr_t *v, intptr_t expect, void *dst,
 	CIDK__PERCPU_X86_BOTH(CIDK__PERCPU_X86_CMP
 			      "xorl %%ecx, %%ecx\n"
 			      "9:\n\t"
+			      "leaq 8(%%rcx), %%rax\n\t"
+			      "cmpq %[len], %%rax\n\t"
+			      "ja 11f\n\t"
+			      "movq (%[src], %%rcx), %%rax\n\t"
+			      "movq %%rax, (%[dst], %%rcx)\n\t"
+			      "addq $8, %%rcx\n\t"
+			      "jmp 9b\n"
+			      "11:\n\t"
 			      "cmpq %[len], %%rcx\n\t"
 			      "jae 10f\n\t"
 			      "movb (%[src], %%rcx), %%al\n\t"
 			      "movb %%al, (%[dst], %%rcx)\n\t"
 			      "incq %%rcx\n\t"
-			      "jmp 9b\n"
+			      "jmp 11b\n"
 			      "10:\n\t"
 			      "movq %[n], (%[v])\n\t",
 			      [v] "r"(v), [e] "r"(expect), [dst] "r"(dst),
