@@ -80,6 +80,7 @@
  *   | list push, list pop         | yes (any thread)    | n/a           | no           |
  *   | sum                         | yes: a snapshot per copy, not of the total | yes | no |
  *   | fence, fence_all            | yes (any thread, any object) | yes  | yes          |
+ *   | the issue-37 ops below      | yes (any thread; the words each may share: its contract) | yes | no |
  *
  * Workload: add/cmpeqv/push/pop are the hot paths (inline, no call on the
  * rseq path); sum, the queries and abort counting are cold.
@@ -297,9 +298,11 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
  * (MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ) at its first fence;
  * it also orders memory on @cpu as a full barrier would.  A system call
  * and an interrupt of @cpu when it runs one of our threads: cold.
- * Atomic path (neither indexing on rseq): every operation there is one
- * atomic read-modify-write, so there is nothing to wait for; the fence is
- * a sequentially consistent thread fence and returns 0.
+ * Atomic path (neither indexing on rseq): the operations there are atomic
+ * read-modify-writes, or hold one of the locks of the multi-word
+ * operations (cidk_percpu_cmpeqv_trystorev_storev_on and the others
+ * below): the fence takes and drops every such lock (so a holder has
+ * finished), then is a sequentially consistent thread fence; returns 0.
  * Returns 0, -EINVAL (@cpu >= cidk_percpu_nr_copies()), -ENOSYS (the
  * kernel has no membarrier(2) or no RSEQ command: Linux < 5.10; every
  * later fence returns it too), or another negative errno of membarrier(2)

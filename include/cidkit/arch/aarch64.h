@@ -33,7 +33,12 @@
  *    so the add is load, add, store with the store committing; the
  *    compare-and-store commits with a store-release (stlr), so data
  *    written before it is visible to whoever sees the new value, as x86's
- *    ordered stores give there; pop's commit is a plain store.
+ *    ordered stores give there; pop's commit is a plain store;
+ *  - the operations of issue 37 (listed in cidkit/arch/x86_64.h) commit
+ *    with str, or stlr when the constant @rel asks for release; their
+ *    compares branch to C labels (b.ne/b.eq to differs, moved), the
+ *    memcpy loop copies 8 bytes with ldr/str (unaligned accesses are
+ *    allowed on normal memory), then bytes.
  * Registers x13-x15 are the sections' scratch (clobbered); the thread
  * pointer is tpidr_el0 (__builtin_thread_pointer()).
  */

@@ -13,7 +13,40 @@
  *   cidk__percpu_cs_add_at(base, stride, n, delta, cs, ix)
  *   cidk__percpu_cs_cmpeqv_storev(v, expect, newv, i, rs, mm_cid)
  *   cidk__percpu_cs_pop(v, out, i, rs, mm_cid)
- * with the results described above each below.  @rs is the rseq area's
+ * and the operations of issue 37 (librseq's set, include/rseq/pseudocode.h
+ * there), each a section that first checks that the index is still @i:
+ *   cidk__percpu_cs_add_on(v, delta, i, rs, mm_cid)
+ *       *v += delta                      (librseq: load_add_store)
+ *   cidk__percpu_cs_cbne_store(v, expect, newv, rel, i, rs, mm_cid)
+ *       if (*v != expect) 1; *v = newv   (load_cbne_store)
+ *   cidk__percpu_cs_cbne_cbne_store(v, expect, v2, expect2, newv, i, rs,
+ *                                   mm_cid)
+ *       if (*v != expect || *v2 != expect2) 1; *v = newv
+ *                                        (load_cbne_load_cbne_store)
+ *   cidk__percpu_cs_cbne_store_store(v, expect, v2, newv2, newv, rel, i,
+ *                                    rs, mm_cid)
+ *       if (*v != expect) 1; *v2 = newv2; *v = newv
+ *                                        (load_cbne_store_store)
+ *   cidk__percpu_cs_cbne_memcpy_store(v, expect, dst, src, len, newv, rel,
+ *                                     i, rs, mm_cid)
+ *       if (*v != expect) 1; copy len bytes src -> dst (any alignment,
+ *       len may be 0); *v = newv         (load_cbne_memcpy_store)
+ *   cidk__percpu_cs_cbeq_pop(v, expectnot, off, out, i, rs, mm_cid)
+ *       h = *v; if (h == expectnot) 1; *out = h; *v = *(h + off)
+ *                                        (load_cbeq_store_add_load_store)
+ *   cidk__percpu_cs_deref_add(v, off, inc, i, rs, mm_cid)
+ *       **(intptr_t **)(*v + off) += inc (load_add_load_load_add_store)
+ * each returning 0 (committed), 1 (a comparison failed; nothing stored),
+ * -1 (aborted: the caller counts it and retries) or -2 (the index is not
+ * @i; nothing stored).  @rel (a constant after inlining) asks that the
+ * commit be a store-release: every store before it, the section's and
+ * the caller's, visible to whoever sees @newv (on x86-64 every store is,
+ * so it is ignored here).  The last store of each body is the commit, at
+ * post_commit_ip; the earlier stores ("attempts") may be redone after an
+ * abort.  A port writes three pieces once (the head that arms and checks
+ * the index, the compare of *v, the tail with the abort handler) and one
+ * body per operation, instantiated for the two index offsets.
+ * @rs is the rseq area's
  * offset from the thread pointer (cidk_percpu_rseq_off), @mm_cid selects
  * the index field (mm_cid at 24, else cpu_id at 4), @cs and @ix are the
  * rseq_cs field's and the index's offsets from the thread pointer.
