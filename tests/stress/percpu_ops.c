@@ -232,7 +232,7 @@ static void op_slab1(struct worker *w)
 			top + 1);
 		if (!rc)
 			w->nstash--;
-	} else if (top > 0) {
+	} else if (top > 0 && w->nstash < TOKENS * 4) {
 		item = load(&c->slots[top - 1]);
 		rc = cidk_percpu_cmpeqv_cmpeqv_storev_on(
 			pool, H(top), idx, i, top, &c->slots[top - 1], item,
