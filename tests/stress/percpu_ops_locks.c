@@ -352,5 +352,9 @@ int main(void)
 	   "offset_deref_addv: the counter %ld, the successes %ld",
 	   (long)counter, derefs);
 	lock_race();
+	free(ws);
+	free(mt);
+	free(mn);
+	free(nodes);
 	return done_testing();
 }
