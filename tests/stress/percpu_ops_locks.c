@@ -18,10 +18,10 @@
  *  - offset_deref_addv_atomic on a counter;
  *  - and a thread calling cidk__percpu_ops_quiesce() (the fence) in a loop.
  * At the end every token in exactly one place, every node once, the
- * counter exact.  (On this 2-vCPU machine that part seldom catches a
- * missing lock: the window is a few nanoseconds.)
+ * counter exact (a trystorev or trymemcpy without its lock: tokens
+ * doubled, in every run here).
  * Then the lock itself, deterministically: thread A runs
- * cmpeqv_trymemcpy_storev_atomic copying 8 MiB whose last word is X,
+ * cmpeqv_trymemcpy_storev_atomic copying 32 MiB whose last word is X,
  * expecting top 0; while it copies (checked: its first word has arrived,
  * its last not yet), the main
  * thread runs cmpeqv_trystorev_storev_atomic storing into X, expecting top
@@ -209,7 +209,7 @@ static void *fencer(void *arg)
 	return NULL;
 }
 
-#define BIG (1u << 20) /* words: 8 MiB */
+#define BIG (1u << 22) /* words: 32 MiB */
 static intptr_t *big, *src;
 static int a_started, a_done, rc_a;
 
@@ -223,18 +223,18 @@ static void *copier(void *arg)
 	return NULL;
 }
 
-/* The race above, up to 10 times: overlapped rounds, bad rounds. */
+/* The race above, up to 40 times: overlapped rounds, bad rounds. */
 static void lock_race(void)
 {
 	unsigned int overlapped = 0, bad = 0;
 
 	big = calloc(BIG, sizeof(intptr_t));
 	src = malloc(BIG * sizeof(intptr_t));
-	if (!ok(big && src, "8 MiB buffers"))
+	if (!ok(big && src, "32 MiB buffers"))
 		return;
 	for (unsigned int k = 0; k < BIG; k++)
 		src[k] = 0xA;
-	for (int round = 0; round < 10 && overlapped < 3; round++) {
+	for (int round = 0; round < 40 && overlapped < 3; round++) {
 		pthread_t t;
 		int rc_b, early;
 
