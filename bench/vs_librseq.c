@@ -41,8 +41,21 @@
 #define LINE 64
 #define NODES 4 /* nodes each thread pushes and pops in turn */
 
+/*
+ * One copy, the same on both sides: @v the word every operation commits
+ * to, @v2 the second word (double compare, store-store), @buf the memcpy
+ * target, @self/@cntp/@count the chain of the offset-dereference add
+ * (*v = &copy, at +@cntp a pointer to @count).
+ */
+struct copy {
+	intptr_t v, v2;
+	intptr_t buf[2];
+	intptr_t *cntp;
+	intptr_t count;
+};
+
 struct lr_copy {
-	intptr_t v;
+	struct copy c;
 } __attribute__((aligned(LINE)));
 
 /* One side's data: the cidkit pool and handle, or librseq's array. */
@@ -72,6 +85,7 @@ struct pair {
 	const char *cidkit; /* cidkit's call */
 	void (*loop[2])(struct run *r, unsigned int id);
 	int (*check)(struct run *r, unsigned int nthreads);
+	void (*setup)(struct run *r); /* NULL: all zero */
 };
 
 static uint64_t thread_ns(void)
@@ -98,11 +112,16 @@ static inline __attribute__((always_inline)) int lr_index(int mm_cid)
 	return mm_cid ? (int)rseq_current_mm_cid() : (int)rseq_cpu_start();
 }
 
-static intptr_t *slot(struct run *r, unsigned int i)
+static struct copy *copy_at(struct run *r, unsigned int i)
 {
 	if (r->lib)
-		return &r->s.lr[i].v;
+		return &r->s.lr[i].c;
 	return cidk_pool_ptr(r->s.pool, r->s.h, i);
+}
+
+static intptr_t *slot(struct run *r, unsigned int i)
+{
+	return &copy_at(r, i)->v;
 }
 
 static intptr_t sum_side(struct run *r)
@@ -112,6 +131,17 @@ static intptr_t sum_side(struct run *r)
 	for (unsigned int i = 0; i < r->s.ncopies; i++)
 		t += *slot(r, i);
 	return t;
+}
+
+/* Point each copy's @v at its own chain (the deref add's setup). */
+static void chain(struct run *r)
+{
+	for (unsigned int i = 0; i < r->s.ncopies; i++) {
+		struct copy *c = copy_at(r, i);
+
+		c->v = (intptr_t)c;
+		c->cntp = &c->count;
+	}
 }
 
 /* --- load-add-store: a counter -------------------------------------- */
@@ -155,7 +185,7 @@ static void add_librseq(struct run *r, unsigned int id)
 		do
 			i = lr_index(mm);
 		while (rseq_load_add_store__ptr(RSEQ_MO_RELAXED, mode,
-						&lr[i].v, 1, i));
+						&lr[i].c.v, 1, i));
 	}
 }
 
@@ -174,7 +204,7 @@ static void cbne_cidkit(struct run *r, unsigned int id)
 	(void)id;
 	for (unsigned int n = 0; n < r->iters; n++) {
 		for (;;) {
-			int i = cidk_percpu_index_now(idx), rc;
+			int i = cidk_percpu_index_read(idx), rc;
 			intptr_t v;
 
 			if (i < 0) {
@@ -207,13 +237,211 @@ static void cbne_librseq(struct run *r, unsigned int id)
 	for (unsigned int n = 0; n < r->iters; n++) {
 		for (;;) {
 			int i = lr_index(mm);
-			intptr_t v = RSEQ_READ_ONCE(lr[i].v);
+			intptr_t v = RSEQ_READ_ONCE(lr[i].c.v);
 
 			if (!rseq_load_cbne_store__ptr(RSEQ_MO_RELAXED, mode,
-						       &lr[i].v, v, v + 1, i))
+						       &lr[i].c.v, v, v + 1, i))
 				break;
 		}
 	}
+}
+
+
+/*
+ * The compare-and-commit family, as each side's user writes it: read the
+ * index and the copy's @v, try the operation with @v as the expected
+ * value and @v + 1 as the commit; retry when the section failed (another
+ * thread on the CPU moved @v: 1; the thread moved: -EAGAIN or librseq's
+ * -1).  CIDK_TRY/LR_TRY are the one call each row differs by, with @c the
+ * copy, @i the index and @v the value read.
+ */
+#define CIDK_CBNE_LOOP(name, CIDK_TRY)                                        \
+	static void name(struct run *r, unsigned int id)                      \
+	{                                                                     \
+		enum cidk_percpu_index idx = cidx(r);                         \
+		struct cidk_pool *pool = r->s.pool;                           \
+		cidk_pool_handle h = r->s.h;                                  \
+		intptr_t src[2] = { (intptr_t)id, (intptr_t)id };             \
+		long bad = 0;                                                 \
+                                                                              \
+		(void)src;                                                    \
+		for (unsigned int n = 0; n < r->iters; n++) {                 \
+			for (;;) {                                            \
+				int i = cidk_percpu_index_read(idx), rc;      \
+				struct copy *c;                               \
+				intptr_t v;                                   \
+                                                                              \
+				if (i < 0) {                                  \
+					bad++;                                \
+					break;                                \
+				}                                             \
+				c = cidk_pool_ptr(pool, h, (unsigned int)i);  \
+				v = __atomic_load_n(&c->v, __ATOMIC_RELAXED); \
+				rc = CIDK_TRY;                                \
+				if (!rc)                                      \
+					break;                                \
+				if (rc < 0 && rc != -EAGAIN) {                \
+					bad++;                                \
+					break;                                \
+				}                                             \
+			}                                                     \
+		}                                                             \
+		r->bad += bad;                                                \
+	}
+
+#define LR_CBNE_LOOP(name, LR_TRY)                                            \
+	static void name(struct run *r, unsigned int id)                      \
+	{                                                                     \
+		enum rseq_percpu_mode mode = lmode(r);                        \
+		struct lr_copy *lr = r->s.lr;                                 \
+		intptr_t src[2] = { (intptr_t)id, (intptr_t)id };             \
+		int mm = r->mm_cid;                                           \
+                                                                              \
+		(void)src;                                                    \
+		for (unsigned int n = 0; n < r->iters; n++) {                 \
+			for (;;) {                                            \
+				int i = lr_index(mm);                         \
+				struct copy *c = &lr[i].c;                    \
+				intptr_t v = RSEQ_READ_ONCE(c->v);            \
+                                                                              \
+				if (!(LR_TRY))                                \
+					break;                                \
+			}                                                     \
+		}                                                             \
+	}
+
+CIDK_CBNE_LOOP(cbne_relaxed_cidkit,
+	       cidk_percpu_cmpeqv_storev_relaxed_on(pool, h, idx,
+						    (unsigned int)i, v, v + 1))
+CIDK_CBNE_LOOP(cbne2_cidkit,
+	       cidk_percpu_cmpeqv_cmpeqv_storev_on(pool, h, idx, (unsigned int)i,
+						   v, &c->v2, 0, v + 1))
+LR_CBNE_LOOP(cbne2_librseq,
+	     rseq_load_cbne_load_cbne_store__ptr(RSEQ_MO_RELAXED, mode, &c->v,
+						 v, &c->v2, 0, v + 1, i))
+CIDK_CBNE_LOOP(store2_cidkit,
+	       cidk_percpu_cmpeqv_trystorev_storev_on(pool, h, idx,
+						      (unsigned int)i, v,
+						      &c->v2, v, v + 1))
+LR_CBNE_LOOP(store2_librseq,
+	     rseq_load_cbne_store_store__ptr(RSEQ_MO_RELAXED, mode, &c->v, v,
+					     &c->v2, v, v + 1, i))
+CIDK_CBNE_LOOP(store2_rel_cidkit,
+	       cidk_percpu_cmpeqv_trystorev_storev_release_on(
+		       pool, h, idx, (unsigned int)i, v, &c->v2, v, v + 1))
+LR_CBNE_LOOP(store2_rel_librseq,
+	     rseq_load_cbne_store_store__ptr(RSEQ_MO_RELEASE, mode, &c->v, v,
+					     &c->v2, v, v + 1, i))
+CIDK_CBNE_LOOP(memcpy_cidkit,
+	       cidk_percpu_cmpeqv_trymemcpy_storev_on(pool, h, idx,
+						      (unsigned int)i, v,
+						      c->buf, src, sizeof(src),
+						      v + 1))
+LR_CBNE_LOOP(memcpy_librseq,
+	     rseq_load_cbne_memcpy_store__ptr(RSEQ_MO_RELAXED, mode, &c->v, v,
+					      c->buf, src, sizeof(src), v + 1,
+					      i))
+CIDK_CBNE_LOOP(memcpy_rel_cidkit,
+	       cidk_percpu_cmpeqv_trymemcpy_storev_release_on(
+		       pool, h, idx, (unsigned int)i, v, c->buf, src,
+		       sizeof(src), v + 1))
+LR_CBNE_LOOP(memcpy_rel_librseq,
+	     rseq_load_cbne_memcpy_store__ptr(RSEQ_MO_RELEASE, mode, &c->v, v,
+					      c->buf, src, sizeof(src), v + 1,
+					      i))
+
+/* --- load-add-store with the index named (_on) ----------------------- */
+
+static void addon_cidkit(struct run *r, unsigned int id)
+{
+	enum cidk_percpu_index idx = cidx(r);
+	struct cidk_pool *pool = r->s.pool;
+	cidk_pool_handle h = r->s.h;
+	long bad = 0;
+
+	(void)id;
+	for (unsigned int n = 0; n < r->iters; n++) {
+		for (;;) {
+			int i = cidk_percpu_index_read(idx), rc;
+
+			if (i < 0) {
+				bad++;
+				break;
+			}
+			rc = cidk_percpu_add_on(pool, h, idx, (unsigned int)i, 1);
+			if (!rc)
+				break;
+			if (rc != -EAGAIN) {
+				bad++;
+				break;
+			}
+		}
+	}
+	r->bad += bad;
+}
+
+/* --- load-add-load-load-add-store: *(*(v) + off) += 1 ---------------- */
+
+#define DEREF_OFF ((long)offsetof(struct copy, cntp))
+
+static void deref_cidkit(struct run *r, unsigned int id)
+{
+	enum cidk_percpu_index idx = cidx(r);
+	struct cidk_pool *pool = r->s.pool;
+	cidk_pool_handle h = r->s.h;
+	long bad = 0;
+
+	(void)id;
+	for (unsigned int n = 0; n < r->iters; n++) {
+		for (;;) {
+			int i = cidk_percpu_index_read(idx), rc;
+
+			if (i < 0) {
+				bad++;
+				break;
+			}
+			rc = cidk_percpu_offset_deref_addv_on(
+				pool, h, idx, (unsigned int)i, DEREF_OFF, 1);
+			if (!rc)
+				break;
+			if (rc != -EAGAIN) {
+				bad++;
+				break;
+			}
+		}
+	}
+	r->bad += bad;
+}
+
+static void deref_librseq(struct run *r, unsigned int id)
+{
+#ifdef rseq_arch_has_load_add_load_load_add_store
+	enum rseq_percpu_mode mode = lmode(r);
+	struct lr_copy *lr = r->s.lr;
+	int mm = r->mm_cid;
+
+	(void)id;
+	for (unsigned int n = 0; n < r->iters; n++) {
+		int i;
+
+		do
+			i = lr_index(mm);
+		while (rseq_load_add_load_load_add_store__ptr(
+			RSEQ_MO_RELAXED, mode, &lr[i].c.v, DEREF_OFF, 1, i));
+	}
+#else
+	(void)id;
+	r->bad += r->iters; /* librseq has no such section here */
+#endif
+}
+
+static int check_count(struct run *r, unsigned int nthreads)
+{
+	intptr_t t = 0;
+
+	for (unsigned int i = 0; i < r->s.ncopies; i++)
+		t += copy_at(r, i)->count;
+	return !r->bad && t == (intptr_t)nthreads * r->iters;
 }
 
 /* --- list push then pop (cbne_store, cbeq_store_add_load_store) ------ */
@@ -278,10 +506,10 @@ static void list_librseq(struct run *r, unsigned int id)
 				intptr_t head;
 
 				i = lr_index(mm);
-				head = RSEQ_READ_ONCE(lr[i].v);
+				head = RSEQ_READ_ONCE(lr[i].c.v);
 				node->next = (struct cidk_percpu_node *)head;
 				if (!rseq_load_cbne_store__ptr(
-					    RSEQ_MO_RELAXED, mode, &lr[i].v,
+					    RSEQ_MO_RELAXED, mode, &lr[i].c.v,
 					    head, (intptr_t)node, i))
 					break;
 			}
@@ -290,7 +518,7 @@ static void list_librseq(struct run *r, unsigned int id)
 		for (;;) {
 			i = lr_index(mm);
 			rc = rseq_load_cbeq_store_add_load_store__ptr(
-				RSEQ_MO_RELAXED, mode, &lr[i].v, 0,
+				RSEQ_MO_RELAXED, mode, &lr[i].c.v, 0,
 				offsetof(struct cidk_percpu_node, next), &got,
 				i);
 			if (rc >= 0) /* 0 popped, 1 empty; -1 retry */
@@ -300,6 +528,69 @@ static void list_librseq(struct run *r, unsigned int id)
 			hand[held++] = (struct cidk_percpu_node *)got;
 	}
 	r->held += held;
+}
+
+
+/* The same with the _on forms, librseq's own pattern call for call. */
+static void list_on_cidkit(struct run *r, unsigned int id)
+{
+	struct cidk_percpu_node *hand[NODES];
+	enum cidk_percpu_index idx = cidx(r);
+	struct cidk_pool *pool = r->s.pool;
+	cidk_pool_handle h = r->s.h;
+	unsigned int held = NODES;
+	long bad = 0;
+
+	for (unsigned int k = 0; k < NODES; k++)
+		hand[k] = my_nodes(r, id) + k;
+	for (unsigned int n = 0; n < r->iters; n++) {
+		intptr_t got;
+		int i, rc;
+
+		if (held) {
+			struct cidk_percpu_node *node = hand[held - 1];
+
+			for (;;) {
+				intptr_t head, *v;
+
+				if ((i = cidk_percpu_index_read(idx)) < 0) {
+					bad++;
+					break;
+				}
+				v = cidk_pool_ptr(pool, h, (unsigned int)i);
+				head = __atomic_load_n(v, __ATOMIC_RELAXED);
+				node->next = (struct cidk_percpu_node *)head;
+				rc = cidk_percpu_cmpeqv_storev_relaxed_on(
+					pool, h, idx, (unsigned int)i, head,
+					(intptr_t)node);
+				if (!rc) {
+					held--;
+					break;
+				}
+				if (rc < 0 && rc != -EAGAIN) {
+					bad++;
+					break;
+				}
+			}
+		}
+		for (;;) {
+			if ((i = cidk_percpu_index_read(idx)) < 0) {
+				rc = i;
+				break;
+			}
+			rc = cidk_percpu_cmpnev_storeoffp_load_on(
+				pool, h, idx, (unsigned int)i, 0,
+				offsetof(struct cidk_percpu_node, next), &got);
+			if (rc != -EAGAIN)
+				break;
+		}
+		if (!rc)
+			hand[held++] = (struct cidk_percpu_node *)got;
+		else if (rc != 1)
+			bad++;
+	}
+	r->held += held;
+	r->bad += bad;
 }
 
 /* Every node is in a hand or on exactly one list, and no list loops. */
@@ -319,13 +610,31 @@ static int check_nodes(struct run *r, unsigned int nthreads)
 
 static const struct pair pairs[] = {
 	{ "load_add_store", "cidk_percpu_add_index",
-	  { add_cidkit, add_librseq }, check_sum },
+	  { add_cidkit, add_librseq }, check_sum, NULL },
 	{ "load_add_store", "cidk_percpu_counter_add",
-	  { add_counter, add_librseq }, check_sum },
+	  { add_counter, add_librseq }, check_sum, NULL },
+	{ "load_add_store", "cidk_percpu_add_on",
+	  { addon_cidkit, add_librseq }, check_sum, NULL },
 	{ "load_cbne_store", "cidk_percpu_cmpeqv_storev",
-	  { cbne_cidkit, cbne_librseq }, check_sum },
+	  { cbne_cidkit, cbne_librseq }, check_sum, NULL },
+	{ "load_cbne_store", "..._cmpeqv_storev_relaxed_on",
+	  { cbne_relaxed_cidkit, cbne_librseq }, check_sum, NULL },
+	{ "load_cbne_load_cbne_store", "..._cmpeqv_cmpeqv_storev_on",
+	  { cbne2_cidkit, cbne2_librseq }, check_sum, NULL },
+	{ "load_cbne_store_store", "..._trystorev_storev_on",
+	  { store2_cidkit, store2_librseq }, check_sum, NULL },
+	{ "..store_store:release", "..._trystorev_storev_release_on",
+	  { store2_rel_cidkit, store2_rel_librseq }, check_sum, NULL },
+	{ "load_cbne_memcpy16_store", "..._trymemcpy_storev_on",
+	  { memcpy_cidkit, memcpy_librseq }, check_sum, NULL },
+	{ "..memcpy16_store:release", "..._trymemcpy_storev_release_on",
+	  { memcpy_rel_cidkit, memcpy_rel_librseq }, check_sum, NULL },
+	{ "load_add_load_load_add_store", "..._offset_deref_addv_on",
+	  { deref_cidkit, deref_librseq }, check_count, chain },
 	{ "push+pop", "cidk_percpu_list_push+pop",
-	  { list_cidkit, list_librseq }, check_nodes },
+	  { list_cidkit, list_librseq }, check_nodes, NULL },
+	{ "push+pop (cbeq_store_add_load)", "..._storev_relaxed_on+cmpnev_storeoffp_load_on",
+	  { list_on_cidkit, list_librseq }, check_nodes, NULL },
 };
 
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
@@ -357,7 +666,7 @@ static int side_make(struct side *s, int lib, unsigned int ncopies)
 	s->pool = cidk_pool_create(ncopies, LINE);
 	if (!s->pool)
 		return -errno;
-	s->h = cidk_pool_alloc(s->pool, sizeof(intptr_t), sizeof(intptr_t),
+	s->h = cidk_pool_alloc(s->pool, sizeof(struct copy), sizeof(intptr_t),
 			       NULL);
 	return s->h < 0 ? (int)s->h : 0;
 }
@@ -378,6 +687,8 @@ static double measure(struct bench_team *t, struct run *r,
 	r->held = 0;
 	if (side_make(&r->s, r->lib, cidk_percpu_nr_copies()))
 		return -1;
+	if (r->p->setup)
+		r->p->setup(r);
 	bench_team_run(t, job, r);
 	if (!r->p->check(r, nthreads)) {
 		side_free(&r->s);
@@ -487,7 +798,7 @@ static void print_rows(const struct row *rows, unsigned int n,
 	printf("%u thread(s); cidkit path %s; ns per op, median (min-max)\n",
 	       nthreads,
 	       cidk_percpu_path_name(cidk_percpu_path(CIDK_PERCPU_CPU_ID)));
-	printf("%-16s %-27s %-6s %-20s %-20s %s\n", "operation", "cidkit call",
+	printf("%-30s %-46s %-6s %-20s %-20s %s\n", "operation (librseq)", "cidkit call",
 	       "index", "cidkit", "librseq", "ratio");
 	for (unsigned int k = 0; k < n; k++) {
 		const struct row *w = &rows[k];
@@ -497,7 +808,7 @@ static void print_rows(const struct row *rows, unsigned int n,
 			 w->side[0].min, w->side[0].max);
 		snprintf(b, sizeof(b), "%.2f (%.2f-%.2f)", w->side[1].median,
 			 w->side[1].min, w->side[1].max);
-		printf("%-16s %-27s %-6s %-20s %-20s %.3f (%.3f-%.3f)\n",
+		printf("%-30s %-46s %-6s %-20s %-20s %.3f (%.3f-%.3f)\n",
 		       w->p->op, w->p->cidkit, w->mm_cid ? "mm_cid" : "cpu_id",
 		       a, b, w->ratio.median, w->ratio.min, w->ratio.max);
 	}
