@@ -15,6 +15,7 @@
 #include "chk.h"
 #include "cid_model.h"
 #include "gen.h"
+#include "kmodel.h"
 #include "scenario.h"
 #include "shard.h"
 
@@ -42,6 +43,7 @@ struct opts {
 	char **files;
 	unsigned int nfiles;
 	struct gen_opts gen; /* --generate (gen.h) */
+	struct kbuild kb;    /* --kernel-tree/-source/-patch/-plant (kmodel.h) */
 };
 
 struct run {
@@ -53,6 +55,7 @@ struct run {
 	char policy[40];
 	struct chk_model m;
 	struct cid_model *cm;
+	struct kmodel *km;	/* the kernel policy (check/kmodel.h) */
 	struct chk_result r;
 };
 
