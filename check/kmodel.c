@@ -229,6 +229,21 @@ static void reset(void *ctx)
 	K->reset(allowed, aff, initial, cpu0);
 }
 
+/* An idle CPU for task @tid to exit on, not running: its own, else the
+ * first idle one it may run on; -1 none. */
+static int exit_cpu(struct kmodel *km, unsigned int tid)
+{
+	uint64_t aff = task_cpus(km->s, tid);
+
+	K->view(&km->v);
+	if (km->cpu_of[km->v.cpu[tid]] == NOBODY)
+		return (int)km->v.cpu[tid];
+	for (unsigned int c = 0; c < km->s->cpus; c++)
+		if ((aff >> c & 1) && km->cpu_of[c] == NOBODY)
+			return (int)c;
+	return -1;
+}
+
 static bool enabled(void *ctx, unsigned int tid)
 {
 	struct kmodel *km = ctx;
@@ -247,10 +262,8 @@ static bool enabled(void *ctx, unsigned int tid)
 	e = &t->ev[km->pc[tid]];
 	if (e->kind == SCN_IN)
 		return km->cpu_of[e->arg] == NOBODY;
-	if (e->kind == SCN_EXIT && !km->running[tid]) {
-		K->view(&km->v);
-		return km->cpu_of[km->v.cpu[tid]] == NOBODY;
-	}
+	if (e->kind == SCN_EXIT && !km->running[tid])
+		return exit_cpu(km, tid) >= 0;
 	return true;
 }
 
@@ -290,9 +303,9 @@ static void run_event(struct kmodel *km, unsigned int tid,
 	case SCN_EXIT:
 		km->in_user[tid] = false;
 		K->view(&km->v);
-		c = km->v.cpu[tid];
+		c = km->running[tid] ? km->v.cpu[tid] : (unsigned int)exit_cpu(km, tid);
 		km->cpu_of[c] = (uint8_t)tid;
-		K->exit(tid, km->running[tid]);
+		K->exit(tid, km->running[tid] ? -1 : (int)c);
 		km->cpu_of[c] = NOBODY;
 		km->running[tid] = false;
 		km->alive[tid] = false;

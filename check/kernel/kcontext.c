@@ -18,7 +18,8 @@
  *   exit    kernel/exit.c: do_exit() -> sched_mm_cid_exit(current) on the
  *           running task, then its last __schedule() (out); a task of the
  *           scenario that exits while not running is woken and switched in
- *           on its CPU first (a task exits only by running);
+ *           first (a task exits only by running), on its own CPU when that
+ *           is idle, else on its first idle allowed CPU (select_task_rq());
  *   fork    kernel/fork.c: copy_process(): dup_task_struct() leaves the
  *           child's CID UNSET and inactive, sched_fork() puts it on the
  *           parent's CPU, then core.c's sched_post_fork() ->
@@ -176,12 +177,12 @@ static void k_out(unsigned int tid)
 	kchk_rq_unlock(rq);
 }
 
-static void k_exit(unsigned int tid, bool running)
+static void k_exit(unsigned int tid, int cpu)
 {
 	struct task_struct *p = &kchk_tasks[tid];
 
-	if (!running)
-		k_in(tid, p->cpu);
+	if (cpu >= 0)
+		k_in(tid, (unsigned int)cpu);
 	sched_mm_cid_exit(p);	/* do_exit() */
 	k_out(tid);		/* its last __schedule() */
 }

@@ -56,7 +56,8 @@ struct kops {
 	void (*in)(unsigned int tid, unsigned int cpu);
 	void (*out)(unsigned int tid);
 	void (*fork)(unsigned int tid, unsigned int child, bool clone_vm);
-	void (*exit)(unsigned int tid, bool running);
+	/* @cpu: -1 running (exits there), else the idle CPU it wakes on */
+	void (*exit)(unsigned int tid, int cpu);
 	void (*migrate)(unsigned int tid, unsigned int cpu);
 	void (*affinity)(unsigned int tid, uint64_t mask);
 	/* the worker: runs what is queued; false when nothing was */
