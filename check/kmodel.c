@@ -205,12 +205,13 @@ static void reset(void *ctx)
 	struct kmodel *km = ctx;
 	const struct scenario *s = km->s;
 	uint64_t aff[KOPS_MAX_TASKS], allowed = 0;
-	bool initial[KOPS_MAX_TASKS];
+	bool initial[KOPS_MAX_TASKS], clone_vm[KOPS_MAX_TASKS];
 	unsigned int cpu0[KOPS_MAX_TASKS];
 
 	for (unsigned int i = 0; i < s->ntasks; i++) {
 		aff[i] = task_cpus(s, i);
 		initial[i] = s->task[i].initial;
+		clone_vm[i] = s->task[i].clone_vm;
 		cpu0[i] = lowest(aff[i]);
 		if (initial[i])
 			allowed |= aff[i];
@@ -226,7 +227,7 @@ static void reset(void *ctx)
 	snprintf(km->event[s->ntasks], sizeof(km->event[0]), "work");
 	for (unsigned int c = 0; c < s->cpus; c++)
 		km->cpu_of[c] = NOBODY;
-	K->reset(allowed, aff, initial, cpu0);
+	K->reset(allowed, aff, initial, clone_vm, cpu0);
 }
 
 /* An idle CPU for task @tid to exit on, not running: its own, else the

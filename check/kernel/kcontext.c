@@ -62,6 +62,8 @@ static _Alignas(64) unsigned char kchk_mm_buf[sizeof(struct mm_struct) +
 					       3 * sizeof(unsigned long)];
 static _Alignas(64) unsigned char kchk_pcpu[KOPS_MAX_CPUS * KCHK_PCPU_STRIDE];
 static char kchk_bugmsg[160];
+static unsigned int kchk_visible[KOPS_MAX_TASKS];	/* on the task list */
+static bool kchk_clone_vm[KOPS_MAX_TASKS];
 static bool kchk_resetting;
 static struct task_struct *kchk_reset_cur;
 static unsigned int kchk_reset_cpu;
@@ -129,6 +131,28 @@ void kchk_wait_clear(_Atomic unsigned int *word, const struct cidk__site *s)
 		cidk__spin_wait_(s);
 }
 
+struct task_struct *kchk_next_thread(struct task_struct *p, struct task_struct *t)
+{
+	unsigned int i = t ? (unsigned int)(t - kchk_tasks) + 1 : 0;
+	int me = p->kchk_id;
+
+	for (; i < kchk_ntasks; i++)
+		if ((int)i != me && me >= 0 && !kchk_clone_vm[i] &&
+		    !kchk_clone_vm[me] && kchk_load(&kchk_visible[i], 4, KSITE))
+			return &kchk_tasks[i];
+	return NULL;
+}
+
+struct task_struct *kchk_next_task(struct task_struct *t)
+{
+	unsigned int i = t ? (unsigned int)(t - kchk_tasks) + 1 : 0;
+
+	for (; i < kchk_ntasks; i++)
+		if (kchk_load(&kchk_visible[i], 4, KSITE))
+			return &kchk_tasks[i];
+	return NULL;
+}
+
 /* ---- the call context ---------------------------------------------------------- */
 
 static void kchk_rq_lock(struct rq *rq)
@@ -184,6 +208,8 @@ static void k_exit(unsigned int tid, int cpu)
 	if (cpu >= 0)
 		k_in(tid, (unsigned int)cpu);
 	sched_mm_cid_exit(p);	/* do_exit() */
+	/* exit_notify() -> release_task(): off the task list */
+	kchk_store(&kchk_visible[tid], 4, 0, KSITE);
 	k_out(tid);		/* its last __schedule() */
 }
 
@@ -191,10 +217,17 @@ static void k_fork(unsigned int tid, unsigned int child, bool clone_vm)
 {
 	struct task_struct *p = &kchk_tasks[tid], *c = &kchk_tasks[child];
 
-	(void)clone_vm; /* 7.x: one list of the mm's users either way */
+	kchk_clone_vm[child] = clone_vm;
 	kchk_exec_cpu[tid] = p->cpu;
 	c->cpu = p->cpu;	/* sched_fork(): the parent's CPU */
+#ifdef KCHK_FORK_IN_COPY_MM
+	sched_mm_cid_fork(c);	/* copy_mm() (6.19, before the FORK fix) */
+	/* copy_process(): attached to the thread and task lists */
+	kchk_store(&kchk_visible[child], 4, 1, KSITE);
+#else
+	kchk_store(&kchk_visible[child], 4, 1, KSITE);
 	sched_mm_cid_fork(c);	/* sched_post_fork() */
+#endif
 }
 
 static void k_migrate(unsigned int tid, unsigned int cpu)
@@ -256,12 +289,14 @@ static void k_task_init(struct task_struct *t, int id)
 	memset(t, 0, sizeof(*t));
 	t->mm_cid.cid = MM_CID_UNSET;	/* kernel/fork.c: dup_task_struct() */
 	t->mm_cid.active = 0;
+#ifdef KCHK_USER_LIST
 	INIT_HLIST_NODE(&t->mm_cid.node);
+#endif
 	t->kchk_id = id;
 }
 
 static void k_reset(uint64_t allowed, const uint64_t *aff, const bool *initial,
-		    const unsigned int *cpu0)
+		    const bool *clone_vm, const unsigned int *cpu0)
 {
 	struct task_struct first = { 0 }, *t0 = NULL;
 	unsigned int c;
@@ -286,6 +321,8 @@ static void k_reset(uint64_t allowed, const uint64_t *aff, const bool *initial,
 		t->cpus_mask.bits[0] = (unsigned long)aff[i];
 		t->nr_cpus_allowed = cpumask_weight(&t->cpus_mask);
 		t->cpu = cpu0[i];
+		kchk_clone_vm[i] = clone_vm[i];
+		kchk_visible[i] = initial[i];
 		if (initial[i] && !t0)
 			t0 = t;
 	}
@@ -380,6 +417,8 @@ static const char *k_addr_name(const void *a, const char *const *names,
 			snprintf(buf, len, "%s.cpu", names[i]);
 		else if (a == &kchk_tasks[i].pi_lock)
 			snprintf(buf, len, "%s.pi_lock", names[i]);
+		else if (a == &kchk_visible[i])
+			snprintf(buf, len, "%s.listed", names[i]);
 		else
 			continue;
 		return buf;
@@ -398,7 +437,8 @@ static bool k_addr_valid(const void *a)
 	return k_inside(a, kchk_mm_buf, sizeof(kchk_mm_buf)) ||
 	       k_inside(a, kchk_pcpu, kchk_nr_cpus * KCHK_PCPU_STRIDE) ||
 	       k_inside(a, kchk_tasks, sizeof(kchk_tasks)) ||
-	       k_inside(a, kchk_rqs, sizeof(kchk_rqs));
+	       k_inside(a, kchk_rqs, sizeof(kchk_rqs)) ||
+	       k_inside(a, kchk_visible, sizeof(kchk_visible));
 }
 
 static size_t k_block(unsigned int i, const void **p)
@@ -425,6 +465,9 @@ static size_t k_block(unsigned int i, const void **p)
 	case 6:
 		*p = kchk_bugmsg;
 		return sizeof(kchk_bugmsg);
+	case 7:
+		*p = kchk_visible;
+		return sizeof(kchk_visible);
 	default:
 		return 0;
 	}

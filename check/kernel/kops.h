@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KOPS_ABI 1
+#define KOPS_ABI 2
 #define KOPS_MAX_TASKS 8
 #define KOPS_MAX_CPUS 64
 #define KOPS_NONE 0xffffffffu
@@ -51,7 +51,8 @@ struct kops {
 	 * are its threads) on CPU @cpu0[i].
 	 */
 	void (*reset)(uint64_t allowed, const uint64_t *aff,
-		      const bool *initial, const unsigned int *cpu0);
+		      const bool *initial, const bool *clone_vm,
+		      const unsigned int *cpu0);
 	/* the events of a task, inside its thread */
 	void (*in)(unsigned int tid, unsigned int cpu);
 	void (*out)(unsigned int tid);

@@ -105,6 +105,24 @@ typedef struct kchk_guard class_raw_spinlock_t, class_raw_spinlock_irq_t,
 #define class_rq_lock_irqsave_constructor(r) kchk_guard_lock(&(r)->__lock.word, KSITE)
 #define class_task_rq_lock_constructor(p) kchk_task_rq_lock((p), KSITE)
 
+/* guard(rcu)(), scoped_guard(preempt): nothing to hold (one thread runs
+ * at a time; what they protect against is the interleaving itself) */
+typedef struct kchk_guard class_rcu_t, class_preempt_t, class_irq_t;
+#define class_rcu_constructor() ((struct kchk_guard){ 0 })
+#define class_preempt_constructor() ((struct kchk_guard){ 0 })
+#define class_irq_constructor() ((struct kchk_guard){ 0 })
+
+/* The task list (6.19's walk, before the per-mm user list): the scenario's
+ * tasks once attached (copy_process()) and until released (exit), in
+ * creation order; a CLONE_VM task is a process of its own.  Whether a
+ * task is on the list is a word the walk reads at a point. */
+struct task_struct *kchk_next_thread(struct task_struct *p, struct task_struct *t);
+struct task_struct *kchk_next_task(struct task_struct *t);
+#define for_other_threads(p, t) \
+	for (t = kchk_next_thread((p), NULL); t; t = kchk_next_thread((p), t))
+#define for_each_process_thread(p, t) \
+	for ((p) = NULL, t = kchk_next_task(NULL); t; t = kchk_next_task(t))
+
 #define guard(name)                                                     \
 	class_##name##_t __UNIQUE_ID(guard)                             \
 		__attribute__((cleanup(kchk_guard_exit))) =             \
