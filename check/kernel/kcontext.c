@@ -143,13 +143,37 @@ struct task_struct *kchk_next_thread(struct task_struct *p, struct task_struct *
 	return NULL;
 }
 
+/* position @k of the process order (threads, then CLONE_VM tasks) */
+static unsigned int kchk_nth(unsigned int k)
+{
+	for (unsigned int pass = 0; pass < 2; pass++)
+		for (unsigned int i = 0; i < kchk_ntasks; i++)
+			if (kchk_clone_vm[i] == (pass == 1) && !k--)
+				return i;
+	return 0;
+}
+
+static unsigned int kchk_order(unsigned int i)
+{
+	for (unsigned int k = 0; k < kchk_ntasks; k++)
+		if (kchk_nth(k) == i)
+			return k;
+	return kchk_ntasks;
+}
+
+/* for_each_process_thread(): processes in creation order, each its
+ * threads: the scenario's threads (one process) first, then each CLONE_VM
+ * task (a process its parent created later) */
 struct task_struct *kchk_next_task(struct task_struct *t)
 {
-	unsigned int i = t ? (unsigned int)(t - kchk_tasks) + 1 : 0;
+	unsigned int k = t ? kchk_order((unsigned int)(t - kchk_tasks)) + 1 : 0;
 
-	for (; i < kchk_ntasks; i++)
+	for (; k < kchk_ntasks; k++) {
+		unsigned int i = kchk_nth(k);
+
 		if (kchk_load(&kchk_visible[i], 4, KSITE))
 			return &kchk_tasks[i];
+	}
 	return NULL;
 }
 
