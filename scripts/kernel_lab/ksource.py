@@ -26,6 +26,7 @@ import glob
 import hashlib
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -278,7 +279,7 @@ def build(tree, stubdir, incdirs, out, cc="cc", patches=(), plant=None):
     h = hashlib.sha256(src.encode())
     for f in sorted(glob.glob(os.path.join(stubdir, "*"))):
         h.update(open(f, "rb").read())
-    h.update(" ".join(flags).encode())
+    h.update(" ".join([cc] + flags).encode())
     key = h.hexdigest()[:16]
     os.makedirs(out, exist_ok=True)
     so = os.path.join(out, f"kernel-{ver}-{key}.so")
@@ -287,7 +288,7 @@ def build(tree, stubdir, incdirs, out, cc="cc", patches=(), plant=None):
     c = os.path.join(out, f"kernel-{ver}-{key}.c")
     with open(c, "w") as f:
         f.write(src)
-    r = subprocess.run([cc] + flags + ["-o", so + ".tmp", c],
+    r = subprocess.run(shlex.split(cc) + flags + ["-o", so + ".tmp", c],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode:
         errs = [l for l in r.stdout.splitlines() if "error" in l]
