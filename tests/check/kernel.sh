@@ -4,7 +4,11 @@
 # its images: about 50 s and 160 MB the first time, then a few seconds),
 # extracted and built at run time.  One scenario passes; a planted one-line
 # change in the extracted fixup walk is found, its trace on the kernel's
-# own lines; bad input is one 'cidkit:' line and exit 2.
+# own lines; the same change as a patch (made here from the fetched tree:
+# no kernel text in the repository) fails through --kernel-patch, and
+# reversed on a user's tree (--kernel-tree, -FILE) passes again; bad input
+# (a missing tree, one without the blocks, an unknown layout, a patch that
+# does not apply) is one 'cidkit:' line and exit 2.
 CIDKIT=${1:?usage: kernel.sh path/to/cidkit}
 . "$(dirname "$0")/../cli/tap.sh"
 
@@ -49,6 +53,27 @@ echo "$out" | grep -q 'VIOLATION' &&
 	echo "$out" | grep -q 'not running but holds CID [0-9] in transit' &&
 	echo "$out" | grep -qE 'kernel/sched/core\.c:[0-9]+ mm_cid_fixup_task_to_cpu'
 ok $? "a planted one-line change in the walk: found, traced on core.c's lines"
+
+# ---- a user's tree and patches (generated here from the fetched source) ---------
+
+src=$("$(dirname "$0")/../../scripts/kernel-source" fetch 7.2 2>/dev/null)
+cp -r "$src" "$tmp/a" && cp -r "$src" "$tmp/b" &&
+	sed -i 's/if (task_rq(t)->curr == t)$/if (task_rq(t)->curr != t)/' \
+		"$tmp/b/kernel/sched/core.c" &&
+	(cd "$tmp" && diff -u a/kernel/sched/core.c b/kernel/sched/core.c >"$tmp/bug.patch")
+[ $? -eq 1 ] && grep -q '^+.*curr != t' "$tmp/bug.patch"
+ok $? "a one-line patch made from the fetched 7.2 tree"
+run_status 1 check --kernel-source 7.2 --kernel-patch "$tmp/bug.patch" \
+	--scenario fork-walk-migrate
+echo "$out" | grep -q 'not running but holds CID [0-9] in transit'
+ok $? "--kernel-patch: the patched copy fails as the plant does"
+run check --kernel-tree "$tmp/b" --kernel-patch="-$tmp/bug.patch" \
+	--scenario fork-walk-migrate
+echo "$out" | grep -qE '^fork-walk-migrate \(kernel:7\.2\.[0-9]+, .*\): pass'
+ok $? "--kernel-tree with the patch reversed (-FILE): passes again"
+expect_usage_error "a patch that does not apply" \
+	check --kernel-tree "$tmp/a" --kernel-patch="-$tmp/bug.patch" \
+	--scenario fork-walk-migrate
 
 echo "1..$n"
 [ $failed -eq 0 ]
