@@ -31,6 +31,7 @@ struct jw;
 
 struct opts {
 	struct chk_opts c;
+	struct kbuild kb; /* --kernel-tree/-source/-patch/-plant (kmodel.h) */
 	const char *policy, *scenario, *mutant, *replay, *show;
 	bool json, list, mutants, growth, no_por;
 	const char *memory; /* --memory, --litmus (check/memory.h) */
@@ -43,7 +44,6 @@ struct opts {
 	char **files;
 	unsigned int nfiles;
 	struct gen_opts gen; /* --generate (gen.h) */
-	struct kbuild kb;    /* --kernel-tree/-source/-patch/-plant (kmodel.h) */
 };
 
 struct run {
