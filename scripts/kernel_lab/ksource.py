@@ -18,8 +18,9 @@ never enters our MIT tree; what is built from it stays in the cache):
            kstub2.h), the blocks, our call context (check/kernel/kcontext.c),
            compiled by cc into a shared object the checker loads.
 
-Known layouts: 7.0 to 7.3 (the per-user hlist walk, sched_mm_cid_fork
-static, mm_cid_switch_to in sched.h).  A tree whose blocks lack what the
+Known layouts: 7.2 and 7.3 (tested; the per-mm user list, sched_mm_cid_fork
+static, mm_cid_switch_to in sched.h), and 7.2 with the 2026-03 fixes
+reverted (6.19's task-list walk: layout() tells the call context).  A tree whose blocks lack what the
 call context calls fails with one line naming what is missing.
 """
 import glob
@@ -45,7 +46,7 @@ NEEDED = ["sched_mm_cid_fork", "sched_mm_cid_exit", "mm_cid_switch_to",
           "mm_update_cpus_allowed", "mm_init_cid", "struct mm_mm_cid",
           "struct sched_mm_cid", "struct mm_cid_pcpu", "mm_cidmask",
           "mm_cid_work_fn"]
-KNOWN = "7.0 to 7.3"
+KNOWN = "7.2 and 7.3"
 
 
 def sources_dir():
