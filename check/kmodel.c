@@ -97,7 +97,7 @@ int kmodel_build(const struct kbuild *b, char *why, size_t len)
 {
 	char script[4096], stubs[4096], lib[4096], inc[4096], out[8192] = "";
 	static char parg[8][4200], plarg[4200];
-	const char *argv[24];
+	const char *argv[26];
 	unsigned int n = 0;
 	int fd[2], st;
 	pid_t pid;
@@ -141,6 +141,8 @@ int kmodel_build(const struct kbuild *b, char *why, size_t len)
 			argv[n++] = parg[k];
 		}
 	}
+	if (b->plain)
+		argv[n++] = "--plain";
 	argv[n] = NULL;
 	if (pipe(fd)) {
 		free(patches);

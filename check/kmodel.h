@@ -17,6 +17,7 @@ struct kmodel; /* opaque */
  * comma-separated), a planted one-line change (FILE:OLD=>NEW). */
 struct kbuild {
 	const char *tree, *source, *patch, *plant;
+	bool plain; /* every plain access a point (check/kernel/ktsan.c) */
 };
 
 /*

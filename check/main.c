@@ -758,6 +758,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ OPT_STRING("kernel-plant", 0, &o->kb.plant, "SPEC",
 			     "policy kernel: FILE:OLD=>NEW, one line of the "
 			     "extracted blocks changed") },
+		{ OPT_FLAG("kernel-plain", 0, &o->kb.plain,
+			   "policy kernel: every plain load and store of the "
+			   "kernel code a scheduling point too (sc only)") },
 		{ OPT_STRING("mutant", 0, &o->mutant, "NAME",
 			     "switch on one deliberately broken behaviour (--mutants)") },
 		{ OPT_FLAG("list", 0, &o->list, "the scenarios"), .group = 1 },
@@ -851,9 +854,13 @@ static int parse(int argc, char **argv, struct opts *o)
 	if (o->kb.tree && o->kb.source)
 		return cli_error("check: --kernel-tree and --kernel-source exclude "
 				 "each other");
-	if ((o->kb.patch || o->kb.plant) && !o->kb.tree && !o->kb.source)
-		return cli_error("check: --kernel-patch and --kernel-plant need "
-				 "--kernel-tree or --kernel-source");
+	if ((o->kb.patch || o->kb.plant || o->kb.plain) && !o->kb.tree &&
+	    !o->kb.source)
+		return cli_error("check: --kernel-patch, --kernel-plant and "
+				 "--kernel-plain need --kernel-tree or --kernel-source");
+	if (o->kb.plain && o->c.memory)
+		return cli_error("check: --kernel-plain is for --memory sc only "
+				 "(a plain step's store has no value for the models)");
 	if (o->kb.tree || o->kb.source) {
 		char why[512];
 

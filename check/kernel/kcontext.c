@@ -418,6 +418,8 @@ static const char *k_addr_name(const void *a, const char *const *names,
 		{ &mc->irq_work.pending, "mm.irq_work" },
 		{ &mc->work.pending, "mm.work" },
 		{ &mc->work.running, "mm.work.running" },
+		{ &mc->update_deferred, "mm.update_deferred" },
+		{ &mc->pcpu, "mm.pcpu" },
 		{ mm_cidmask(KMM), "cidmask" },
 		{ mm_cpus_allowed(KMM), "mm.allowed" },
 	};
@@ -432,6 +434,8 @@ static const char *k_addr_name(const void *a, const char *const *names,
 			snprintf(buf, len, "cpu%u.pcp", c);
 		else if (a == &kchk_rqs[c].__lock)
 			snprintf(buf, len, "cpu%u.rq_lock", c);
+		else if (a == &kchk_rqs[c].curr)
+			snprintf(buf, len, "cpu%u.curr", c);
 		else
 			continue;
 		return buf;
@@ -443,6 +447,12 @@ static const char *k_addr_name(const void *a, const char *const *names,
 			snprintf(buf, len, "%s.pi_lock", names[i]);
 		else if (a == &kchk_visible[i])
 			snprintf(buf, len, "%s.listed", names[i]);
+		else if (a == &kchk_tasks[i].mm_cid.cid)
+			snprintf(buf, len, "%s.cid", names[i]);
+		else if (a == &kchk_tasks[i].mm_cid.active)
+			snprintf(buf, len, "%s.active", names[i]);
+		else if (a == &kchk_tasks[i].mm)
+			snprintf(buf, len, "%s.mm", names[i]);
 		else
 			continue;
 		return buf;
@@ -463,6 +473,12 @@ static bool k_addr_valid(const void *a)
 	       k_inside(a, kchk_tasks, sizeof(kchk_tasks)) ||
 	       k_inside(a, kchk_rqs, sizeof(kchk_rqs)) ||
 	       k_inside(a, kchk_visible, sizeof(kchk_visible));
+}
+
+/* ktsan.c (--kernel-plain): is a plain access's address shared state? */
+bool kchk_plain_shared(const void *a)
+{
+	return k_addr_valid(a);
 }
 
 static size_t k_block(unsigned int i, const void **p)

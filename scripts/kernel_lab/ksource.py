@@ -263,7 +263,7 @@ def patch_tree(tree, patches, out):
     return dst
 
 
-def build(tree, stubdir, incdirs, out, cc="cc", patches=(), plant=None):
+def build(tree, stubdir, incdirs, out, cc="cc", patches=(), plant=None, plain=False):
     """Extract, write, compile: the shared object's path (rebuilt only when
     its inputs changed)."""
     if patches:
@@ -280,6 +280,8 @@ def build(tree, stubdir, incdirs, out, cc="cc", patches=(), plant=None):
     h = hashlib.sha256(src.encode())
     for f in sorted(glob.glob(os.path.join(stubdir, "*"))):
         h.update(open(f, "rb").read())
+    if plain:  # every plain access a point (check/kernel/ktsan.c)
+        flags += ["-fsanitize=thread", "-Wno-tsan", "-DKCHK_PLAIN"]
     h.update(" ".join([cc] + flags).encode())
     key = h.hexdigest()[:16]
     os.makedirs(out, exist_ok=True)
@@ -289,8 +291,19 @@ def build(tree, stubdir, incdirs, out, cc="cc", patches=(), plant=None):
     c = os.path.join(out, f"kernel-{ver}-{key}.c")
     with open(c, "w") as f:
         f.write(src)
-    r = subprocess.run(shlex.split(cc) + flags + ["-o", so + ".tmp", c],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if plain:
+        base = [f for f in flags if f not in ("-shared", "-fsanitize=thread")]
+        steps = [shlex.split(cc) + flags[:] + ["-c", "-o", so + ".o", c],
+                 shlex.split(cc) + base + ["-c", "-o", so + ".t.o",
+                                           os.path.join(stubdir, "ktsan.c")],
+                 shlex.split(cc) + ["-shared", "-o", so + ".tmp", so + ".o", so + ".t.o"]]
+        steps[0].remove("-shared")
+    else:
+        steps = [shlex.split(cc) + flags + ["-o", so + ".tmp", c]]
+    for cmd in steps:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode:
+            break
     if r.returncode:
         errs = [l for l in r.stdout.splitlines() if "error" in l]
         raise LabError(f"the mm_cid code of {tree} does not compile against the "

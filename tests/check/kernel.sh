@@ -54,6 +54,21 @@ echo "$out" | grep -q 'VIOLATION' &&
 	echo "$out" | grep -qE 'kernel/sched/core\.c:[0-9]+ mm_cid_fixup_task_to_cpu'
 ok $? "a planted one-line change in the walk: found, traced on core.c's lines"
 
+# ---- every plain access a point too (--kernel-plain: check/kernel/ktsan.c) ----
+
+run check --kernel-source 7.2 --kernel-plain --preemptions 0 \
+	--scenario fork-walk-migrate
+echo "$out" | grep -qE '^fork-walk-migrate \(kernel:7\.2\.[0-9]+, .*\): pass'
+ok $? "--kernel-plain: fork-walk-migrate passes at bound 0"
+run_status 1 check --kernel-source 7.2 --kernel-plain --preemptions 0 \
+	--scenario fork-walk-migrate \
+	--kernel-plant 'kernel/sched/core.c:if (task_rq(t)->curr == t)=>if (task_rq(t)->curr != t)'
+echo "$out" | grep -q 'not running but holds CID [0-9] in transit' &&
+	echo "$out" | grep -qE '^ +[0-9]+ .* load T[0-9]\.cid = '
+ok $? "--kernel-plain: the plant is found, the trace has the plain loads"
+expect_usage_error "--kernel-plain under a weak memory model" \
+	check --kernel-source 7.2 --kernel-plain --memory tso --scenario switch-race
+
 # ---- a user's tree and patches (generated here from the fetched source) ---------
 
 src=$("$(dirname "$0")/../../scripts/kernel-source" fetch 7.2 2>/dev/null)
