@@ -177,6 +177,7 @@ mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 T=$(cat /lab/token)
+echo
 # /init reached (the boot is over: a hang from here on is CMD's), and
 # where the kernel's text is this boot (KASLR), for a wedged guest's
 # instruction pointers.
@@ -319,8 +320,12 @@ class Console:
         self.rest = lines.pop()
         for raw in lines:
             l = raw.replace(b"\r", b"").decode("utf-8", "replace")
-            if not l.startswith(self.token):
+            # /init's first mark may follow the firmware's last line
+            # ("Probing EDD ... ok" has no newline before the kernel's quiet)
+            i = l.find(self.token)
+            if i < 0:
                 continue
+            l = l[i:]
             tag, _, rest = l[len(self.token):].partition(" ")
             if tag == "init":
                 self.init = rest

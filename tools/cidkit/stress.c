@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine of `cidkit stress`: see stress.h for the shapes and
+ * cmd_stress.c for the invariants.  Threads: the main thread runs the
+ * phases; a watchdog thread checks progress (and prints the heartbeat);
+ * per workload two forker threads and an affinity thread; the workers.
+ * All of them and the CLONE_VM children are counted as the mm's users.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cidkit/percpu.h>
+#include <cidkit/pool.h>
+#include <cidkit/rseq.h>
+
+#include "stress.h"
+#include "util/clock.h"
+#include "util/prng.h"
+
+#define BURST 64u             /* adds and reads between progress marks */
+#define CHILD_STACK (64u * 1024u)
+#define MAX_CHILDREN 4u
+
+struct worker {
+	pthread_t tid;
+	unsigned int id;
+	atomic_int os_tid;
+	atomic_bool stop, alive;
+	atomic_uint_fast64_t progress;
+	atomic_int last_cid;
+	uint64_t adds, reads;
+	int max_cid;
+	unsigned int gate; /* runs once S.release reaches it */
+	bool busy;         /* no sleeps (vfork-repro) */
+};
+
+static struct {
+	struct stress_run *r;
+	struct cidk_pool *pool;
+	cidk_pool_handle h;
+	bool uniq, has_cid;
+	atomic_uint users, users_hi;
+	atomic_bool done;
+	atomic_uint phase, release;
+	atomic_ulong forks, affinity_changes;
+	uint64_t t0;
+	cpu_set_t allowed;
+	int cpus[CPU_SETSIZE];
+	struct worker w[STRESS_MAX_THREADS];
+	unsigned int tight_windows;
+	pthread_mutex_t lock; /* the first violation's text */
+	bool failed[INV_N];
+} S;
+
+static double now_s(void)
+{
+	return (double)(cidk__now_ns() - S.t0) / 1e9;
+}
+
+static void sleep_us(uint64_t us)
+{
+	struct timespec ts = { (time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* The first failure of invariant @i, in words. */
+static void violation(enum stress_inv i, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void violation(enum stress_inv i, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&S.lock);
+	if (!S.failed[i]) {
+		S.failed[i] = true;
+		va_start(ap, fmt);
+		vsnprintf(S.r->res.why[i], sizeof(S.r->res.why[i]), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&S.lock);
+}
+
+static unsigned int bound_now(unsigned int users)
+{
+	return users < S.r->allowed ? users : S.r->allowed;
+}
+
+/* One add to this thread's mm_cid copy inside an rseq critical section. */
+static int add_one(void)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	size_t stride = S.r->brk == BREAK_UNIQUENESS ? 0 : S.pool->stride;
+
+	for (;;) {
+		int rc = cidk__percpu_cs_add((char *)S.pool->base + S.h, stride,
+					     S.pool->max_cids, 1,
+					     cidk_percpu_rseq_off, 1);
+
+		if (rc == -1)
+			cidk_percpu_count_abort();
+		else if (rc != -ERANGE || (rc = cidk_percpu_range_slow()))
+			return rc;
+	}
+#else
+	return -ENOSYS;
+#endif
+}
+
+static void read_cid(struct worker *w)
+{
+	int cid = cidk_rseq_mm_cid();
+	unsigned int users = atomic_load_explicit(&S.users_hi, memory_order_acquire);
+	unsigned int b = bound_now(users);
+
+	if (S.r->brk == BREAK_BOUND)
+		cid++;
+	w->reads++;
+	if (cid > w->max_cid)
+		w->max_cid = cid;
+	atomic_store_explicit(&w->last_cid, cid, memory_order_relaxed);
+	if (cid < 0 || (unsigned int)cid >= b)
+		violation(INV_BOUND, "worker %u read mm_cid %d >= min(%u CPUs, %u users) at %.2f s",
+			  w->id, cid, S.r->allowed, users, now_s());
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct cidk__prng rng;
+
+	atomic_store(&w->os_tid, (int)syscall(SYS_gettid));
+	cidk__prng_seed(&rng, S.r->seed * 1000003u + w->id);
+	while (atomic_load_explicit(&S.release, memory_order_acquire) < w->gate)
+		; /* the barrier: a phase's extra workers start together */
+	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
+		for (unsigned int i = 0; i < BURST; i++) {
+			if (S.uniq && add_one() == 0)
+				w->adds++;
+			if (S.has_cid)
+				read_cid(w);
+		}
+		atomic_fetch_add_explicit(&w->progress, 1, memory_order_relaxed);
+		if (S.r->brk == BREAK_PROGRESS && w->id == 0)
+			while (!atomic_load(&w->stop))
+				sleep_us(10000); /* stops advancing */
+		if (!w->busy && cidk__prng_below(&rng, 4) == 0)
+			sleep_us(cidk__prng_below(&rng, 200));
+	}
+	return NULL;
+}
+
+static void users_add(void)
+{
+	unsigned int u = atomic_fetch_add(&S.users, 1) + 1;
+
+	atomic_fetch_add(&S.users_hi, 1); /* before the task can exist */
+	if (u > S.r->res.max_users)
+		S.r->res.max_users = u;
+}
+
+static int start_worker(unsigned int id, bool busy, unsigned int gate)
+{
+	struct worker *w = &S.w[id];
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	w->id = id;
+	w->busy = busy;
+	w->gate = gate;
+	w->max_cid = -1;
+	atomic_store(&w->last_cid, -1);
+	users_add();
+	atomic_store(&w->alive, true);
+	rc = pthread_create(&w->tid, NULL, worker_main, w);
+	if (rc) {
+		atomic_store(&w->alive, false);
+		atomic_fetch_sub(&S.users, 1);
+		return -rc;
+	}
+	S.r->res.threads++;
+	return 0;
+}
+
+static void stop_worker(unsigned int id)
+{
+	struct worker *w = &S.w[id];
+
+	atomic_store(&w->stop, true);
+	pthread_join(w->tid, NULL);
+	atomic_store(&w->alive, false);
+	atomic_fetch_sub(&S.users, 1); /* users_hi: after the compaction window */
+	S.r->res.reads += w->reads;
+	S.r->res.adds += w->adds;
+	if (w->max_cid > S.r->res.max_cid)
+		S.r->res.max_cid = w->max_cid;
+}
+
+/* A CLONE_VM child (not a thread): sleeps, then exits. */
+static int child_main(void *arg)
+{
+	struct timespec ts = { 0, 0 };
+	uint64_t ms = (uint64_t)(uintptr_t)arg;
+
+	ts.tv_sec = (time_t)(ms / 1000u);
+	ts.tv_nsec = (long)(ms % 1000u) * 1000000L;
+	syscall(SYS_nanosleep, &ts, NULL);
+	return 0;
+}
+
+struct child {
+	pid_t pid;
+	void *stack;
+};
+
+static int spawn_child(struct child *c, uint64_t ms)
+{
+	c->stack = malloc(CHILD_STACK);
+	if (!c->stack)
+		return -ENOMEM;
+	users_add();
+	c->pid = clone(child_main, (char *)c->stack + CHILD_STACK, CLONE_VM | SIGCHLD,
+		       (void *)(uintptr_t)ms);
+	if (c->pid < 0) {
+		atomic_fetch_sub(&S.users, 1);
+		free(c->stack);
+		c->stack = NULL;
+		return -errno;
+	}
+	S.r->res.clones++;
+	return 0;
+}
+
+static void reap_child(struct child *c)
+{
+	if (!c->stack)
+		return;
+	while (waitpid(c->pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	atomic_fetch_sub(&S.users, 1);
+	free(c->stack);
+	c->stack = NULL;
+}
+
+static void *forker_main(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&S.done)) {
+		pid_t p = fork();
+
+		if (p == 0)
+			_exit(0);
+		if (p > 0) {
+			while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
+				;
+			atomic_fetch_add(&S.forks, 1);
+		} else {
+			sleep_us(1000);
+		}
+	}
+	return NULL;
+}
+
+static void *affinity_main(void *arg)
+{
+	struct cidk__prng rng;
+	unsigned int n = S.r->allowed;
+
+	(void)arg;
+	cidk__prng_seed(&rng, S.r->seed ^ 0xaff1u);
+	while (!atomic_load(&S.done)) {
+		unsigned int id = (unsigned int)cidk__prng_below(&rng, S.r->max_threads);
+		struct worker *w = &S.w[id];
+		int tid = atomic_load(&w->os_tid);
+		cpu_set_t one;
+
+		if (!atomic_load(&w->alive) || tid <= 0) {
+			sleep_us(200);
+			continue;
+		}
+		CPU_ZERO(&one);
+		CPU_SET(S.cpus[cidk__prng_below(&rng, n)], &one);
+		if (sched_setaffinity(tid, sizeof(one), &one) == 0)
+			atomic_fetch_add(&S.affinity_changes, 1);
+		sleep_us(500 + cidk__prng_below(&rng, 1500));
+		sched_setaffinity(tid, sizeof(S.allowed), &S.allowed);
+		sleep_us(200 + cidk__prng_below(&rng, 800));
+	}
+	return NULL;
+}
+
+/* Progress: every live worker advances within watchdog_ms. */
+static void *watchdog_main(void *arg)
+{
+	uint64_t seen[STRESS_MAX_THREADS], stamp[STRESS_MAX_THREADS];
+	bool flagged[STRESS_MAX_THREADS];
+	uint64_t tick = (uint64_t)S.r->watchdog_ms * 1000u / 8u, next_beat = 0;
+
+	(void)arg;
+	memset(flagged, 0, sizeof(flagged));
+	for (unsigned int i = 0; i < STRESS_MAX_THREADS; i++)
+		seen[i] = stamp[i] = 0;
+	while (!atomic_load(&S.done)) {
+		uint64_t t = cidk__now_ns();
+
+		for (unsigned int i = 0; i < S.r->max_threads; i++) {
+			struct worker *w = &S.w[i];
+			uint64_t p = atomic_load(&w->progress);
+			uint64_t gap;
+
+			if (!atomic_load(&w->alive) || atomic_load(&w->stop)) {
+				stamp[i] = 0;
+				continue;
+			}
+			if (!stamp[i] || p != seen[i]) {
+				seen[i] = p;
+				stamp[i] = t;
+				continue;
+			}
+			gap = (t - stamp[i]) / 1000000u;
+			if (gap > S.r->res.max_gap_ms)
+				S.r->res.max_gap_ms = (unsigned int)gap;
+			if (gap > S.r->watchdog_ms && !flagged[i]) {
+				flagged[i] = true;
+				violation(INV_PROGRESS, "worker %u did not advance for %llu ms "
+					  "(at %.2f s, phase %u, its last mm_cid %d)",
+					  i, (unsigned long long)gap, now_s(),
+					  atomic_load(&S.phase), atomic_load(&w->last_cid));
+			}
+		}
+		if (S.r->heartbeat_ms && t >= next_beat) {
+			fprintf(stderr, "# t=%.1f s phase %u users %u forks %lu\n", now_s(),
+				atomic_load(&S.phase), atomic_load(&S.users),
+				atomic_load(&S.forks));
+			next_beat = t + (uint64_t)S.r->heartbeat_ms * 1000000u;
+		}
+		sleep_us(tick ? tick : 1000);
+	}
+	return NULL;
+}
+
+/*
+ * Compaction: after the exits, every survivor (workers 0..n-1) reads a
+ * CID below min(allowed, users) within compact_ms, each having read
+ * afresh since the exits.  Returns the milliseconds it took.
+ */
+static void compaction_window(unsigned int n)
+{
+	uint64_t start = cidk__now_ns(), deadline = start + (uint64_t)S.r->compact_ms * 1000000u;
+	uint64_t from[STRESS_MAX_THREADS];
+	unsigned int b = bound_now(atomic_load(&S.users)), ms;
+	int worst = -1;
+
+	if (b < S.r->allowed)
+		S.tight_windows++; /* users < CPUs: the bound is the users */
+	if (S.r->brk == BREAK_COMPACTION)
+		b = 0; /* planted: no CID is low enough */
+	for (unsigned int i = 0; i < n; i++)
+		from[i] = atomic_load(&S.w[i].progress);
+	for (;;) {
+		bool all = true;
+
+		worst = -1;
+		for (unsigned int i = 0; i < n && all; i++) {
+			int c = atomic_load(&S.w[i].last_cid);
+
+			if (atomic_load(&S.w[i].progress) < from[i] + 2 || c < 0 ||
+			    (unsigned int)c >= b) {
+				all = false;
+				worst = c;
+			}
+		}
+		if (all || cidk__now_ns() >= deadline)
+			break;
+		sleep_us(1000);
+	}
+	ms = (unsigned int)((cidk__now_ns() - start) / 1000000u);
+	if (ms > S.r->res.slowest_compaction_ms)
+		S.r->res.slowest_compaction_ms = ms;
+	if (cidk__now_ns() >= deadline && worst >= -1 && ms >= S.r->compact_ms)
+		violation(INV_COMPACTION, "phase %u: a survivor's mm_cid still %d >= %u "
+			  "(min(CPUs, users)) %u ms after the exits",
+			  atomic_load(&S.phase), worst, b, ms);
+	atomic_store(&S.users_hi, atomic_load(&S.users));
+}
+
+static unsigned int between(struct cidk__prng *g, unsigned int lo, unsigned int hi)
+{
+	return hi <= lo ? lo : lo + (unsigned int)cidk__prng_below(g, hi - lo + 1);
+}
+
+/* One phase: base -> peak workers (released together), children, exits. */
+static int phase(struct cidk__prng *g, unsigned int base, bool children)
+{
+	unsigned int allowed = S.r->allowed, peak, hold;
+	unsigned int nchild = children ? between(g, 1, 2) : 0;
+	struct child ch[MAX_CHILDREN];
+	int rc = 0;
+
+	memset(ch, 0, sizeof(ch));
+	peak = between(g, allowed + 1, 2 * allowed + 1);
+	if (peak > S.r->max_threads)
+		peak = S.r->max_threads;
+	hold = between(g, 50, 300);
+	unsigned int gate = atomic_fetch_add(&S.phase, 1) + 1;
+
+	for (unsigned int i = 0; i < nchild && !rc; i++)
+		rc = spawn_child(&ch[i], hold + between(g, 0, 200));
+	for (unsigned int i = base; i < peak && !rc; i++)
+		rc = start_worker(i, false, gate);
+	atomic_store_explicit(&S.release, gate, memory_order_release);
+	sleep_us((uint64_t)hold * 1000u);
+	for (unsigned int i = base; i < peak; i++)
+		if (atomic_load(&S.w[i].alive))
+			stop_worker(i);
+	for (unsigned int i = 0; i < nchild; i++)
+		reap_child(&ch[i]);
+	compaction_window(base);
+	return rc;
+}
+
+/* vfork-repro: CPUs-1 users, one sleeping CLONE_VM child, one more thread. */
+static int repro_round(unsigned int base)
+{
+	struct child c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	atomic_fetch_add(&S.phase, 1);
+	rc = spawn_child(&c, 400);
+	if (rc)
+		return rc;
+	sleep_us(20000);
+	rc = start_worker(base, true, 0); /* the crossing */
+	sleep_us(200000);
+	if (!rc)
+		stop_worker(base);
+	reap_child(&c);
+	compaction_window(base);
+	return rc;
+}
+
+static void verdicts(struct stress_run *r, int64_t sum)
+{
+	struct stress_result *s = &r->res;
+
+	if (!S.uniq) {
+		s->v[INV_UNIQUENESS] = V_NA;
+		snprintf(s->why[INV_UNIQUENESS], sizeof(s->why[0]),
+			 "no rseq mm_cid critical sections here: %s",
+			 cidk_percpu_why(CIDK_PERCPU_MM_CID));
+	} else {
+		s->lost = (int64_t)s->adds - sum;
+		s->v[INV_UNIQUENESS] = s->lost ? V_FAIL : V_PASS;
+		snprintf(s->why[INV_UNIQUENESS], sizeof(s->why[0]),
+			 "%llu adds, the copies sum to %lld (%lld lost)",
+			 (unsigned long long)s->adds, (long long)sum, (long long)s->lost);
+	}
+	if (!S.has_cid) {
+		s->v[INV_BOUND] = s->v[INV_COMPACTION] = V_NA;
+		snprintf(s->why[INV_BOUND], sizeof(s->why[0]), "no mm_cid (Linux < 6.3 or no rseq)");
+		snprintf(s->why[INV_COMPACTION], sizeof(s->why[0]), "no mm_cid");
+	} else {
+		s->v[INV_BOUND] = S.failed[INV_BOUND] ? V_FAIL : V_PASS;
+		if (!S.failed[INV_BOUND])
+			snprintf(s->why[INV_BOUND], sizeof(s->why[0]),
+				 "%llu reads, the largest mm_cid %d",
+				 (unsigned long long)s->reads, s->max_cid);
+		s->v[INV_COMPACTION] = S.failed[INV_COMPACTION] ? V_FAIL : V_PASS;
+		if (!S.failed[INV_COMPACTION])
+			snprintf(s->why[INV_COMPACTION], sizeof(s->why[0]),
+				 "%u windows (%u with fewer users than CPUs), the slowest %u ms (of %u)",
+				 s->phases, S.tight_windows, s->slowest_compaction_ms,
+				 r->compact_ms);
+	}
+	s->v[INV_PROGRESS] = S.failed[INV_PROGRESS] ? V_FAIL : V_PASS;
+	if (!S.failed[INV_PROGRESS])
+		snprintf(s->why[INV_PROGRESS], sizeof(s->why[0]),
+			 "the longest gap %u ms (of %u)", s->max_gap_ms, r->watchdog_ms);
+}
+
+static int setup(struct stress_run *r)
+{
+	struct cidk_rseq_info info;
+	unsigned int n = 0;
+
+	memset(&S, 0, sizeof(S));
+	S.r = r;
+	pthread_mutex_init(&S.lock, NULL);
+	memset(&r->res, 0, sizeof(r->res));
+	r->res.max_cid = -1;
+	if (sched_getaffinity(0, sizeof(S.allowed), &S.allowed))
+		return -errno;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &S.allowed))
+			S.cpus[n++] = c;
+	r->allowed = n ? n : 1;
+	if (!r->max_threads)
+		r->max_threads = 2 * r->allowed + 1;
+	if (r->max_threads > STRESS_MAX_THREADS)
+		r->max_threads = STRESS_MAX_THREADS;
+	cidk_percpu_init();
+	cidk_rseq_info(&info);
+	S.has_cid = cidk_rseq_mm_cid() >= 0;
+	S.uniq = CIDK_PERCPU_HAVE_RSEQ && S.has_cid &&
+		 cidk_percpu_path(CIDK_PERCPU_MM_CID) == CIDK_PERCPU_RSEQ;
+	S.pool = cidk_pool_create(cidk_percpu_nr_copies(), 64);
+	if (!S.pool)
+		return -ENOMEM;
+	S.h = cidk_pool_alloc(S.pool, sizeof(intptr_t), sizeof(intptr_t), NULL);
+	if (S.h < 0)
+		return (int)S.h;
+	(void)info;
+	return 0;
+}
+
+int stress_run(struct stress_run *r)
+{
+	bool forks, aff, kids, repro;
+	pthread_t wd, fk[2], af;
+	unsigned int nfk = 0, base;
+	struct cidk__prng g;
+	uint64_t end;
+	int rc = setup(r);
+
+	if (rc)
+		return rc;
+	repro = r->workload == STRESS_VFORK_REPRO;
+	forks = r->workload == STRESS_MIXED || r->workload == STRESS_FORKS;
+	aff = r->workload == STRESS_MIXED || r->workload == STRESS_AFFINITY;
+	kids = r->workload == STRESS_MIXED || r->workload == STRESS_VFORK;
+	cidk__prng_seed(&g, r->seed);
+	S.t0 = cidk__now_ns();
+	end = S.t0 + (uint64_t)r->seconds * 1000000000u;
+	/* main + watchdog (+ forkers, affinity) are users too */
+	atomic_store(&S.users, 2u + (forks ? 2u : 0u) + (aff ? 1u : 0u));
+	atomic_store(&S.users_hi, atomic_load(&S.users));
+	if (pthread_create(&wd, NULL, watchdog_main, NULL))
+		return -EAGAIN;
+	for (; forks && nfk < 2; nfk++)
+		if (pthread_create(&fk[nfk], NULL, forker_main, NULL))
+			break;
+	if (aff && pthread_create(&af, NULL, affinity_main, NULL))
+		aff = false;
+	if (repro)
+		base = r->allowed > 3 ? r->allowed - 3 : 1;
+	else
+		base = between(&g, 2, r->allowed > 2 ? r->allowed - 1 : 2);
+	if (base >= r->max_threads)
+		base = r->max_threads - 1;
+	for (unsigned int i = 0; i < base && !rc; i++)
+		rc = start_worker(i, repro, 0);
+	while (!rc && cidk__now_ns() < end) {
+		rc = repro ? repro_round(base) : phase(&g, base, kids);
+		r->res.phases++;
+	}
+	for (unsigned int i = 0; i < r->max_threads; i++)
+		if (atomic_load(&S.w[i].alive))
+			stop_worker(i);
+	atomic_store(&S.done, true);
+	pthread_join(wd, NULL);
+	for (unsigned int i = 0; i < nfk; i++)
+		pthread_join(fk[i], NULL);
+	if (aff)
+		pthread_join(af, NULL);
+	r->res.forks = atomic_load(&S.forks);
+	r->res.affinity_changes = atomic_load(&S.affinity_changes);
+	r->res.secs = now_s();
+	verdicts(r, S.uniq ? cidk_percpu_sum(S.pool, S.h) : 0);
+	cidk_pool_destroy(S.pool);
+	return rc;
+}
+
+bool stress_ok(const struct stress_result *s)
+{
+	for (int i = 0; i < INV_N; i++)
+		if (s->v[i] == V_FAIL)
+			return false;
+	return true;
+}
