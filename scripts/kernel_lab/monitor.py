@@ -78,7 +78,7 @@ def describe(samples, syms, text, monitor_ok=True):
     cpus = sorted(set().union(*samples))
     lines = [f"[kernel-lab] vCPUs ({len(samples)} samples of QEMU's monitor, "
              f"{syms.what if syms else 'no symbol map'}"
-             f"{'' if text is not None else ', _text unknown (KASLR)'}):"]
+             f"{', _text unknown (KASLR)' if text is None else '' if text == 'map' else f', _text {text:x}'}):"]
     for c in cpus:
         ips = [s[c] for s in samples if c in s]
         names = [syms.name(ip, text) if syms and text is not None else None for ip in ips]
