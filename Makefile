@@ -16,11 +16,19 @@
 #   make check-kernels  the guest suite on every kernel line (6.1 to 7.3,
 #                sid, experimental) x x86_64 and arm64 under QEMU
 #                (docs/kernels.md; make check runs sid and bookworm)
+#   make hunt    cidkit stress in every kernel x arch x vCPUs x workload
+#                x seed, one guest per job (scripts/hunt.py; HUNT_JOBS=N
+#                guests at once with GNU parallel, default 1; HUNT_ARGS
+#                narrows it, e.g. "--kernels 6.19.8 --arches x86_64");
+#                docs/hunt.md
 
 BUILD ?= build
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap demo check check-kernels bench plots fuzz mutants clean
+HUNT_JOBS ?= 1
+HUNT_OUT ?= $(BUILD)/hunt
+
+.PHONY: all bootstrap demo check check-kernels hunt bench plots fuzz mutants clean
 
 all: bootstrap
 	@scripts/build.sh $(BUILD)
@@ -41,6 +49,11 @@ mutants: all
 
 check-kernels: bootstrap
 	@scripts/check-kernels.sh
+
+hunt: bootstrap
+	@python3 scripts/hunt.py jobs --out $(HUNT_OUT) $(HUNT_ARGS) | \
+		if command -v parallel >/dev/null; then parallel -j$(HUNT_JOBS) --line-buffer; else sh; fi
+	@python3 scripts/hunt.py table $(HUNT_OUT)
 
 bench: all
 	@scripts/bench.sh $(BUILD)/cidkit

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""The hunt: `cidkit stress` in Debian's kernels, one guest per job.
+
+  hunt.py jobs [--kernels K,K...] [--arches A,A...] [--smp N,N...]
+               [--seeds N] [--workloads W,W...] [--seconds S]
+  hunt.py one KERNEL ARCH SMP WORKLOAD SEED [--seconds S] [--out DIR]
+  hunt.py table DIR...
+
+`jobs` prints one `hunt.py one ...` command line per kernel x arch x smp
+x workload x seed (GNU parallel runs them: `hunt.py jobs | parallel -j1`,
+`--sshlogin` spreads them over machines); `one` boots KERNEL on ARCH with
+SMP vCPUs (scripts/kernel-lab), runs `cidkit stress --workload WORKLOAD
+--seed SEED --seconds S --heartbeat 1000 --json` in it and writes one
+JSON line (to DIR/K_A_SMP_W_SEED.json with --out, else stdout) with the
+verdict:
+  pass      the stress ended, every invariant held
+  FAIL      it ended, an invariant failed (which, and its detail)
+  freeze    CMD did not end within S + 120 s (kernel-lab exit 124): the
+            last heartbeat's time (time to freeze) and each vCPU's
+            function from QEMU's monitor
+  boot      the guest never reached /init in 3 boots (a lab failure)
+  panic     the guest stopped without CMD's status
+`table` prints the markdown table of the JSON lines in DIR(s).
+Bounded: each guest is killed S + 120 s after QEMU's start.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAB = os.path.join(HERE, "kernel-lab")
+
+KERNELS = ["6.19.6", "6.19.8", "6.19.10", "6.19.14", "7.0", "7.1", "7.2", "7.3"]
+
+
+def one(a):
+    t0 = time.monotonic()
+    cmd = [sys.executable, LAB, "run", "--kernel", a.kernel, "--arch", a.arch,
+           "--smp", str(a.smp), "--timeout", str(a.seconds + 120),
+           "--boot-timeout", "150", "--",
+           "cidkit", "stress", "--workload", a.workload, "--seed", str(a.seed),
+           "--seconds", str(a.seconds), "--heartbeat", "1000", "--json"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err = p.stderr.decode("utf-8", "replace")
+    row = dict(kernel=a.kernel, arch=a.arch, smp=a.smp, workload=a.workload,
+               seed=a.seed, seconds=a.seconds, exit=p.returncode,
+               wall=round(time.monotonic() - t0, 1),
+               command=" ".join(cmd[1:]))
+    beats = [float(m.group(1)) for m in re.finditer(r"^# t=([0-9.]+) s", err, re.M)]
+    row["last_heartbeat_s"] = beats[-1] if beats else None
+    if p.returncode in (0, 1):
+        try:
+            r = json.loads(p.stdout)
+            row["verdict"] = "pass" if r["ok"] else "FAIL"
+            row["invariants"] = {k: v["verdict"] + ": " + v["detail"]
+                                 for k, v in r["invariants"].items()}
+            row["stress"] = {k: r[k] for k in ("phases", "threads", "clone_vm_children",
+                                               "forks", "max_users", "max_mm_cid")}
+        except (ValueError, KeyError):
+            row["verdict"] = "error"
+            row["detail"] = err.strip().splitlines()[-3:]
+    elif p.returncode == 124:
+        row["verdict"] = "freeze"
+        row["vcpus"] = [l.strip() for l in err.splitlines() if l.strip().startswith("vCPU ")]
+    elif p.returncode == 125 and "boot failure" in err:
+        row["verdict"] = "boot"
+    elif p.returncode == 125:
+        row["verdict"] = "panic"
+        row["detail"] = err.strip().splitlines()[-8:]
+    else:
+        row["verdict"] = "error"
+        row["detail"] = err.strip().splitlines()[-3:]
+    row["boots_retried"] = err.count("never reached /init")
+    line = json.dumps(row)
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        name = f"{a.kernel}_{a.arch}_{a.smp}_{a.workload}_{a.seed}.json"
+        with open(os.path.join(a.out, name), "w") as f:
+            f.write(line + "\n")
+    print(line)
+    return 0
+
+
+def jobs(a):
+    me = os.path.abspath(__file__)
+    for k in a.kernels.split(","):
+        for arch in a.arches.split(","):
+            for smp in a.smp.split(","):
+                for w in a.workloads.split(","):
+                    for s in range(1, a.seeds + 1):
+                        print(f"{sys.executable} {me} one {k} {arch} {smp} {w} {s} "
+                              f"--seconds {a.seconds}" + (f" --out {a.out}" if a.out else ""))
+    return 0
+
+
+def table(a):
+    rows = []
+    for d in a.dirs:
+        for f in sorted(glob.glob(os.path.join(d, "*.json"))):
+            rows += [json.loads(l) for l in open(f) if l.strip()]
+    print("| kernel | arch | vCPUs | workload | seed | verdict | time to freeze (s) | vCPUs at the freeze | wall (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        ttf = r["last_heartbeat_s"] if r["verdict"] == "freeze" else ""
+        vc = "; ".join(v.split("  ip")[0] for v in r.get("vcpus", []))
+        if r["verdict"] == "FAIL":
+            vc = "; ".join(f"{k}: {v}" for k, v in r["invariants"].items() if v.startswith("FAIL"))
+        print(f"| {r['kernel']} | {r['arch']} | {r['smp']} | {r['workload']} | {r['seed']} | "
+              f"{r['verdict']} | {ttf} | {vc} | {r['wall']} |")
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(prog="hunt.py")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    j = sub.add_parser("jobs")
+    j.add_argument("--kernels", default=",".join(KERNELS))
+    j.add_argument("--arches", default="x86_64,arm64")
+    j.add_argument("--smp", default="4,8")
+    j.add_argument("--workloads", default="mixed,vfork,vfork-repro,forks")
+    j.add_argument("--seeds", type=int, default=2)
+    j.add_argument("--seconds", type=int, default=60)
+    j.add_argument("--out")
+    o = sub.add_parser("one")
+    o.add_argument("kernel")
+    o.add_argument("arch", choices=["x86_64", "arm64"])
+    o.add_argument("smp", type=int)
+    o.add_argument("workload")
+    o.add_argument("seed", type=int)
+    o.add_argument("--seconds", type=int, default=60)
+    o.add_argument("--out")
+    t = sub.add_parser("table")
+    t.add_argument("dirs", nargs="+")
+    a = p.parse_args()
+    return {"jobs": jobs, "one": one, "table": table}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

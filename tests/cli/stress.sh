@@ -1,0 +1,60 @@
+#!/bin/sh
+# cidkit stress: the invariants hold on this kernel, each planted break is
+# caught by its own invariant (and no other), bad input is one line.
+CIDKIT=${1:?usage: stress.sh path/to/cidkit}
+. "$(dirname "$0")/tap.sh"
+
+run stress --help
+[ $rc -eq 0 ] && [ -z "$err" ] && echo "$out" | grep -q '^usage: cidkit stress'
+ok $? "--help: usage on stdout, exit 0"
+
+# verdict NAME: the JSON's verdict of invariant NAME
+verdict() {
+	printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['invariants']['$1']['verdict'])"
+}
+field() {
+	printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"
+}
+
+# This kernel: every invariant that can be checked holds, and it ran
+# (phases, threads, CLONE_VM children, forks and affinity changes > 0).
+run stress --seconds 2 --json
+v="$(verdict uniqueness) $(verdict bound) $(verdict progress) $(verdict compaction)"
+[ $rc -eq 0 ] && [ "$(field ok)" = True ] && [ "$(field phases)" -gt 0 ] &&
+	[ "$(field clone_vm_children)" -gt 0 ] && [ "$(field forks)" -gt 0 ] &&
+	[ "$(field affinity_changes)" -gt 0 ] && [ "$(field reads)" -gt 0 ]
+ok $? "mixed, 2 s: exit 0, invariants $v, and every workload ran"
+case $v in "pass pass pass pass") true ;; *) false ;; esac
+ok $? "all four checked here (uniqueness on the rseq mm_cid path): $v"
+
+run stress --seconds 1 --workload vfork-repro --json
+[ $rc -eq 0 ] && [ "$(field phases)" -gt 0 ] && [ "$(field clone_vm_children)" -gt 0 ]
+ok $? "vfork-repro, 1 s: exit 0, rounds and CLONE_VM children ran"
+
+# Each plant fails its invariant, exit 1, the others still pass.
+for b in uniqueness bound progress compaction; do
+	run_status 1 stress --seconds 2 --watchdog 300 --compact 200 --break $b --json
+	# (a stopped worker cannot read a fresh CID: compaction fails too)
+	others=
+	for i in uniqueness bound progress compaction; do
+		[ $i = $b ] || [ $b$i = progresscompaction ] || others="$others$(verdict $i) "
+	done
+	[ $rc -eq 1 ] && [ "$(verdict $b)" = FAIL ] &&
+		case $others in "pass pass pass " | "pass pass ") true ;; *) false ;; esac
+	ok $? "--break $b: exit 1, $b FAIL ($(printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['invariants']['$b']['detail'])")), the others pass"
+done
+
+# Own rseq registration: the re-exec under glibc's tunable happened.
+run stress --seconds 1 --workload threads
+[ $rc -eq 0 ] && echo "$out" | grep -q '^uniqueness pass'
+ok $? "human output, threads workload: uniqueness pass line"
+
+expect_usage_error "--seconds 0" stress --seconds 0
+expect_usage_error "--seconds 86401" stress --seconds 86401
+expect_usage_error "--workload bogus" stress --workload bogus
+expect_usage_error "--break bogus" stress --break bogus
+expect_usage_error "--threads 0" stress --threads 0
+expect_usage_error "--seed -1" stress --seed -1
+expect_usage_error "extra operand" stress extra
+expect_usage_error "unknown option" stress --bogus
+done_testing
