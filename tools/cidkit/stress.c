@@ -401,23 +401,44 @@ static unsigned int between(struct cidk__prng *g, unsigned int lo, unsigned int 
 	return hi <= lo ? lo : lo + (unsigned int)cidk__prng_below(g, hi - lo + 1);
 }
 
-/* One phase: base -> peak workers (released together), children, exits. */
-static int phase(struct cidk__prng *g, unsigned int base, bool children)
+/*
+ * The CLONE_VM children of the vfork workload: up to MAX_CHILDREN alive at
+ * a time, each sleeping 1-4 s (so that it holds its CID across several
+ * phases' crossings: the fixup walk of the unfixed kernels misses it),
+ * reaped once ended.
+ */
+static struct child vkids[MAX_CHILDREN];
+static uint64_t vkids_end[MAX_CHILDREN];
+
+static int tend_children(struct cidk__prng *g, bool all)
 {
-	unsigned int allowed = S.r->allowed, peak, hold;
-	unsigned int nchild = children ? between(g, 1, 2) : 0;
-	struct child ch[MAX_CHILDREN];
+	uint64_t t = cidk__now_ns();
 	int rc = 0;
 
-	memset(ch, 0, sizeof(ch));
+	for (unsigned int i = 0; i < MAX_CHILDREN; i++) {
+		if (vkids[i].stack && (all || t >= vkids_end[i]))
+			reap_child(&vkids[i]);
+		if (!all && !vkids[i].stack && i < 2 && !rc) {
+			uint64_t ms = between(g, 1000, 4000);
+
+			rc = spawn_child(&vkids[i], ms);
+			vkids_end[i] = t + ms * 1000000u;
+		}
+	}
+	return rc;
+}
+
+/* One phase: base -> peak workers (released together), exits. */
+static int phase(struct cidk__prng *g, unsigned int base, bool children)
+{
+	unsigned int allowed = S.r->allowed, peak, hold, gate;
+	int rc = children ? tend_children(g, false) : 0;
+
 	peak = between(g, allowed + 1, 2 * allowed + 1);
 	if (peak > S.r->max_threads)
 		peak = S.r->max_threads;
 	hold = between(g, 50, 300);
-	unsigned int gate = atomic_fetch_add(&S.phase, 1) + 1;
-
-	for (unsigned int i = 0; i < nchild && !rc; i++)
-		rc = spawn_child(&ch[i], hold + between(g, 0, 200));
+	gate = atomic_fetch_add(&S.phase, 1) + 1;
 	for (unsigned int i = base; i < peak && !rc; i++)
 		rc = start_worker(i, false, gate);
 	atomic_store_explicit(&S.release, gate, memory_order_release);
@@ -425,13 +446,16 @@ static int phase(struct cidk__prng *g, unsigned int base, bool children)
 	for (unsigned int i = base; i < peak; i++)
 		if (atomic_load(&S.w[i].alive))
 			stop_worker(i);
-	for (unsigned int i = 0; i < nchild; i++)
-		reap_child(&ch[i]);
 	compaction_window(base);
 	return rc;
 }
 
-/* vfork-repro: CPUs-1 users, one sleeping CLONE_VM child, one more thread. */
+/*
+ * vfork-repro, one round: CPUs - 1 threads (main, the watchdog and busy
+ * workers) and one CLONE_VM child that ran once and sleeps (CPUs users),
+ * then one more busy thread (CPUs + 1 users: the switch to per-CPU CIDs)
+ * for a second, while the child still sleeps.
+ */
 static int repro_round(unsigned int base)
 {
 	struct child c;
@@ -439,12 +463,12 @@ static int repro_round(unsigned int base)
 
 	memset(&c, 0, sizeof(c));
 	atomic_fetch_add(&S.phase, 1);
-	rc = spawn_child(&c, 400);
+	rc = spawn_child(&c, 1500);
 	if (rc)
 		return rc;
-	sleep_us(20000);
+	sleep_us(50000);
 	rc = start_worker(base, true, 0); /* the crossing */
-	sleep_us(200000);
+	sleep_us(1000000);
 	if (!rc)
 		stop_worker(base);
 	reap_child(&c);
@@ -554,7 +578,7 @@ int stress_run(struct stress_run *r)
 			break;
 	if (aff && pthread_create(&af, NULL, affinity_main, NULL))
 		aff = false;
-	if (repro)
+	if (repro) /* with main and the watchdog: CPUs - 1 threads */
 		base = r->allowed > 3 ? r->allowed - 3 : 1;
 	else
 		base = between(&g, 2, r->allowed > 2 ? r->allowed - 1 : 2);
@@ -569,6 +593,7 @@ int stress_run(struct stress_run *r)
 	for (unsigned int i = 0; i < r->max_threads; i++)
 		if (atomic_load(&S.w[i].alive))
 			stop_worker(i);
+	tend_children(&g, true);
 	atomic_store(&S.done, true);
 	pthread_join(wd, NULL);
 	for (unsigned int i = 0; i < nfk; i++)
