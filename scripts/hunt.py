@@ -5,6 +5,13 @@
                [--seeds N] [--workloads W,W...] [--seconds S]
   hunt.py one KERNEL ARCH SMP WORKLOAD SEED [--seconds S] [--out DIR]
   hunt.py table DIR...
+  hunt.py boots KERNEL ARCH SMP N [--boot-timeout S] [--cmdline ARGS]
+
+`boots` boots KERNEL N times in a row (CMD: cat /proc/uptime) with
+nokaslr and prints one JSON line per boot: whether it reached /init, the
+guest's uptime there, the wall time, the host's load average, and for a
+boot that never reached /init the vCPUs' symbols (the "Probing EDD" hang:
+docs/hunt.md).
 
 `jobs` prints one `hunt.py one ...` command line per kernel x arch x smp
 x workload x seed (GNU parallel runs them: `hunt.py jobs | parallel -j1`,
@@ -115,6 +122,26 @@ def table(a):
     return 0
 
 
+def boots(a):
+    for i in range(a.n):
+        t0 = time.monotonic()
+        load = os.getloadavg()[0]
+        cmd = [sys.executable, LAB, "run", "--kernel", a.kernel, "--arch", a.arch,
+               "--smp", str(a.smp), "--timeout", str(a.boot_timeout + 60),
+               "--boot-timeout", str(a.boot_timeout),
+               "--cmdline", ("nokaslr " + a.cmdline).strip(), "--", "cat", "/proc/uptime"]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        err = p.stderr.decode("utf-8", "replace")
+        hung = err.count("never reached /init")
+        row = dict(boot=i + 1, kernel=a.kernel, smp=a.smp, cmdline=a.cmdline,
+                   exit=p.returncode, hung_boots=hung, load=round(load, 1),
+                   wall=round(time.monotonic() - t0, 1),
+                   uptime=(p.stdout.split() or [b"?"])[0].decode(),
+                   vcpus=[l.strip() for l in err.splitlines() if l.strip().startswith("vCPU ")])
+        print(json.dumps(row), flush=True)
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(prog="hunt.py")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -134,10 +161,17 @@ def main():
     o.add_argument("seed", type=int)
     o.add_argument("--seconds", type=int, default=60)
     o.add_argument("--out")
+    b = sub.add_parser("boots")
+    b.add_argument("kernel")
+    b.add_argument("arch", choices=["x86_64", "arm64"])
+    b.add_argument("smp", type=int)
+    b.add_argument("n", type=int)
+    b.add_argument("--boot-timeout", type=int, default=60)
+    b.add_argument("--cmdline", default="")
     t = sub.add_parser("table")
     t.add_argument("dirs", nargs="+")
     a = p.parse_args()
-    return {"jobs": jobs, "one": one, "table": table}[a.cmd](a)
+    return {"jobs": jobs, "one": one, "table": table, "boots": boots}[a.cmd](a)
 
 
 if __name__ == "__main__":

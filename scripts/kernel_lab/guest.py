@@ -393,9 +393,10 @@ def boot_once(arch, image, programs, argv, smp, numa, cpu, mem, cmdline,
         with open(os.path.join(work, "qemu.err"), "rb") as f:
             qerr = f.read().decode("utf-8", "replace").strip().splitlines()
         text = watch.text
+        syms = symbols.lookup(image, arch)
         if text is None and re.search(r"(^|\s)nokaslr(\s|$)", cmdline):
-            text = "map"  # not moved: System.map's own _text
-        where = monitor.describe(vcpus, symbols.lookup(image, arch), text,
+            text = symbols.link_text(arch, syms)  # not moved
+        where = monitor.describe(vcpus, syms, text,
                                  monitor_ok=os.path.exists(mon))
         if outcome == "boot-hang":
             return "boot-hang", tail(console, token) + where

@@ -57,3 +57,17 @@ def map_path(image):
 def lookup(image, arch):
     p = map_path(image)
     return Symbols(p) if p else None
+
+
+# Where _text is linked (a boot with nokaslr keeps it there).
+LINK_TEXT = {"x86_64": 0xffffffff81000000}
+
+
+def link_text(arch, syms):
+    """_text of a boot with nokaslr: the map's own when it is the
+    package's System.map, else the architecture's link address (a
+    kallsyms map was taken from a boot that KASLR moved); None if
+    unknown."""
+    if syms and syms.what == "System.map":
+        return "map"
+    return LINK_TEXT.get(arch)
