@@ -121,16 +121,15 @@ static int add_one(void)
 
 static void read_cid(struct worker *w)
 {
-	int cid = cidk_rseq_mm_cid();
+	int real = cidk_rseq_mm_cid();
+	int cid = real + (S.r->brk == BREAK_BOUND); /* planted: the check sees + 1 */
 	unsigned int users = atomic_load_explicit(&S.users_hi, memory_order_acquire);
 	unsigned int b = bound_now(users);
 
-	if (S.r->brk == BREAK_BOUND)
-		cid++;
 	w->reads++;
-	if (cid > w->max_cid)
-		w->max_cid = cid;
-	atomic_store_explicit(&w->last_cid, cid, memory_order_relaxed);
+	if (real > w->max_cid)
+		w->max_cid = real;
+	atomic_store_explicit(&w->last_cid, real, memory_order_relaxed);
 	if (cid < 0 || (unsigned int)cid >= b)
 		violation(INV_BOUND, "worker %u read mm_cid %d >= min(%u CPUs, %u users) at %.2f s",
 			  w->id, cid, S.r->allowed, users, now_s());
