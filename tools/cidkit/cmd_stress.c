@@ -16,11 +16,13 @@
  *   bound       every mm_cid read is < min(allowed CPUs, users), users
  *               being the tasks of the mm (threads and CLONE_VM children)
  *               created and not yet reaped, kept at its phase's peak until
- *               that phase's compaction window is over.
+ *               that phase's compaction window is over, and at the CPUs
+ *               after a crossing until they fall below half the CPUs
+ *               (per-CPU mode's hysteresis, 6.19's CID rework: pcpu_thrs).
  *   progress    a watchdog thread sees every worker advance within
  *               --watchdog MS.
  *   compaction  after a phase's extra threads exit, every survivor's CID
- *               is back below min(allowed CPUs, users) within --compact MS.
+ *               is back below that bound within --compact MS.
  *
  * Each one can be shown to fail (--break): uniqueness indexes every add to
  * copy 0 (as if all threads had one CID), bound reads mm_cid + 1, progress

@@ -59,6 +59,7 @@ static struct {
 	int cpus[CPU_SETSIZE];
 	struct worker w[STRESS_MAX_THREADS];
 	unsigned int tight_windows;
+	bool percpu_maybe; /* users went above the CPUs, not yet below half */
 	pthread_mutex_t lock; /* the first violation's text */
 	bool failed[INV_N];
 } S;
@@ -208,18 +209,33 @@ static void stop_worker(unsigned int id)
 }
 
 /*
- * A CLONE_VM child (not a thread): sleeps 1 ms at a time for its lifetime
- * (so that it is scheduled in again and again, whatever mode the mm's
- * CIDs are in by then), then exits.  Raw system calls only: it shares
- * the creating thread's TLS.
+ * A CLONE_VM child (not a thread): for its lifetime, runs 2 ms, sleeps
+ * 0.1 ms (so that it holds a CID when a crossing comes and is scheduled
+ * in again and again, whatever mode the mm's CIDs are in by then), then
+ * exits.  Raw system calls only: it shares the creating thread's TLS.
  */
+static uint64_t raw_now_ns(void)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int child_main(void *arg)
 {
-	struct timespec ts = { 0, 1000000L };
-	uint64_t ms = (uint64_t)(uintptr_t)arg;
+	struct timespec nap = { 0, 100000L };
+	uint64_t end = raw_now_ns() + (uint64_t)(uintptr_t)arg * 1000000u;
+	volatile unsigned long spin = 0;
 
-	for (uint64_t i = 0; i < ms; i++)
-		syscall(SYS_nanosleep, &ts, NULL);
+	for (uint64_t t = raw_now_ns(); t < end; t = raw_now_ns()) {
+		uint64_t run_end = t + 2000000u;
+
+		while (raw_now_ns() < run_end)
+			for (int i = 0; i < 1000; i++)
+				spin++;
+		syscall(SYS_nanosleep, &nap, NULL);
+	}
 	return 0;
 }
 
@@ -363,9 +379,23 @@ static void compaction_window(unsigned int n)
 {
 	uint64_t start = cidk__now_ns(), deadline = start + (uint64_t)S.r->compact_ms * 1000000u;
 	uint64_t from[STRESS_MAX_THREADS];
-	unsigned int b = bound_now(atomic_load(&S.users)), ms;
+	unsigned int u = atomic_load(&S.users), b, ms;
 	int worst = -1;
 
+	/*
+	 * Per-CPU mode's hysteresis (6.19's CID rework): once users went
+	 * above the CPUs, the mm may keep per-CPU CIDs (any below the CPUs)
+	 * until users fall below pcpu_thrs = min(opt - opt/4, nr_cpu_ids/2),
+	 * opt = min(CPUs, users): the bound is the users' only below half
+	 * the CPUs.
+	 */
+	if (atomic_load(&S.users_hi) > S.r->allowed)
+		S.percpu_maybe = true;
+	if (S.percpu_maybe && 2 * u >= S.r->allowed)
+		u = S.r->allowed;
+	else
+		S.percpu_maybe = false;
+	b = bound_now(u);
 	if (b < S.r->allowed)
 		S.tight_windows++; /* users < CPUs: the bound is the users */
 	if (S.r->brk == BREAK_COMPACTION)
@@ -396,7 +426,7 @@ static void compaction_window(unsigned int n)
 		violation(INV_COMPACTION, "phase %u: a survivor's mm_cid still %d >= %u "
 			  "(min(CPUs, users)) %u ms after the exits",
 			  atomic_load(&S.phase), worst, b, ms);
-	atomic_store(&S.users_hi, atomic_load(&S.users));
+	atomic_store(&S.users_hi, u);
 }
 
 static unsigned int between(struct cidk__prng *g, unsigned int lo, unsigned int hi)
