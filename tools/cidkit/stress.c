@@ -244,13 +244,23 @@ struct child {
 	void *stack;
 };
 
-static int spawn_child(struct child *c, uint64_t ms)
+/* vfork-repro's CLONE_VM child: runs once (taking a CID), sleeps @arg ms. */
+static int child_sleep_main(void *arg)
+{
+	uint64_t ms = (uint64_t)(uintptr_t)arg;
+	struct timespec ts = { (time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L };
+
+	syscall(SYS_nanosleep, &ts, NULL);
+	return 0;
+}
+
+static int spawn_child(struct child *c, uint64_t ms, int (*fn)(void *))
 {
 	c->stack = malloc(CHILD_STACK);
 	if (!c->stack)
 		return -ENOMEM;
 	users_add();
-	c->pid = clone(child_main, (char *)c->stack + CHILD_STACK, CLONE_VM | SIGCHLD,
+	c->pid = clone(fn, (char *)c->stack + CHILD_STACK, CLONE_VM | SIGCHLD,
 		       (void *)(uintptr_t)ms);
 	if (c->pid < 0) {
 		atomic_fetch_sub(&S.users, 1);
@@ -454,7 +464,7 @@ static int tend_children(struct cidk__prng *g, bool all)
 		if (!all && !vkids[i].stack && i < 2 && !rc) {
 			uint64_t ms = between(g, 1000, 4000);
 
-			rc = spawn_child(&vkids[i], ms);
+			rc = spawn_child(&vkids[i], ms, child_main);
 			vkids_end[i] = t + ms * 1000000u;
 		}
 	}
@@ -497,7 +507,7 @@ static int repro_round(unsigned int base)
 
 	memset(&c, 0, sizeof(c));
 	atomic_fetch_add(&S.phase, 1);
-	rc = spawn_child(&c, 1500);
+	rc = spawn_child(&c, 1500, child_sleep_main);
 	if (rc)
 		return rc;
 	sleep_us(50000);
