@@ -64,9 +64,11 @@ static const char about[] =
 	"default), threads (worker counts crossing the CPU count, released at a\n"
 	"barrier), vfork (the same while CLONE_VM children that are not threads\n"
 	"sleep), forks (concurrent fork()s from several threads), affinity (one\n"
-	"running worker at a time pinned to a random CPU and back), and\n"
-	"vfork-repro (the deterministic vfork/CLONE_VM case: CPUs-1 busy\n"
-	"threads, one sleeping CLONE_VM child, one more thread to cross).\n"
+	"running worker at a time pinned to a random CPU and back); in rounds,\n"
+	"each a fresh process (a new mm, in per-task mode): vfork-repro (the\n"
+	"deterministic vfork/CLONE_VM case: CPUs-1 busy threads, one sleeping\n"
+	"CLONE_VM child, one more thread to cross) and fork-race (two threads\n"
+	"created at once cross the CPU count); these watch progress only.\n"
 	"Seeded (--seed): the phases' sizes and timings repeat.  Exit 1 when an\n"
 	"invariant fails, 0 when all hold (or cannot be checked here: n/a).\n"
 	"--break B plants a failure of invariant B (the checks' own test).\n";
@@ -75,6 +77,7 @@ static const struct opt_choice workloads[] = {
 	{ "mixed", STRESS_MIXED },   { "threads", STRESS_THREADS },
 	{ "vfork", STRESS_VFORK },   { "forks", STRESS_FORKS },
 	{ "affinity", STRESS_AFFINITY }, { "vfork-repro", STRESS_VFORK_REPRO },
+	{ "fork-race", STRESS_FORK_RACE },
 	{ NULL, 0 },
 };
 
@@ -171,7 +174,7 @@ int cmd_stress(int argc, char **argv)
 		{ OPT_U64("seed", 0, &seed, 0, UINT64_MAX, "N",
 			  "the phases' sizes and timings") },
 		{ OPT_ENUM("workload", 'w', &workload, workloads, "W",
-			   "mixed, threads, vfork, forks, affinity or vfork-repro") },
+			   "mixed, threads, vfork, forks, affinity, vfork-repro or fork-race") },
 		{ OPT_UINT("threads", 't', &r.max_threads, 1, STRESS_MAX_THREADS, "N",
 			   "most workers at a phase's peak"),
 		  .def = "2 x allowed CPUs + 1" },

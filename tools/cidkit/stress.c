@@ -494,35 +494,111 @@ static int phase(struct cidk__prng *g, unsigned int base, bool children)
 }
 
 /*
- * vfork-repro, one round: CPUs - 1 threads (main, the watchdog and busy
- * workers) and one CLONE_VM child that ran once and sleeps (CPUs users),
- * then one more busy thread (CPUs + 1 users: the switch to per-CPU CIDs)
- * for a second, while the child still sleeps.
+ * The repro workloads run each round in a fresh process (fork()): a new
+ * mm starts in per-task mode, and per-CPU mode's hysteresis keeps an mm
+ * that crossed once in per-CPU mode (the crossing that matters is the
+ * first one).  In the round's process:
+ *   vfork-repro  main + CPUs-2 busy threads and one CLONE_VM child that
+ *                ran once and sleeps (CPUs users, each holding a task
+ *                CID), then one more busy thread (CPUs + 1 users: the
+ *                switch to per-CPU CIDs, whose walk misses the child on
+ *                the unfixed kernels), all CPUs busy for a second: the
+ *                checker's vfork-walk scenario on CPUs CPUs.
+ *   fork-race    main + CPUs-2 busy threads (CPUs-1 users), then two of
+ *                them create a thread each at the same moment (CPUs + 1
+ *                users): the crossing fork's walk may miss the other new
+ *                thread, not yet on the thread list (fork-walk).
+ * The parent waits for the round's process at most watchdog_ms: one that
+ * does not end is a progress failure (the kernel stalled it).
  */
-static int repro_round(unsigned int base)
+static atomic_bool round_stop;
+static atomic_int round_go;
+
+static void *spinner_main(void *arg)
 {
+	pthread_t t;
+
+	if (arg) { /* fork-race: wait for the barrier, then create one more */
+		while (!atomic_load(&round_go))
+			;
+		if (pthread_create(&t, NULL, spinner_main, NULL) == 0)
+			pthread_detach(t);
+	}
+	while (!atomic_load_explicit(&round_stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
+static void round_process(unsigned int cpus, bool vfork_case)
+{
+	unsigned int busy = cpus > 2 ? cpus - 2 : 1;
 	struct child c;
+	pthread_t t;
 	uint64_t until;
-	int rc;
 
 	memset(&c, 0, sizeof(c));
-	atomic_fetch_add(&S.phase, 1);
-	rc = spawn_child(&c, 1500, child_sleep_main);
-	if (rc)
-		return rc;
+	if (vfork_case && spawn_child(&c, 1500, child_sleep_main))
+		_exit(3);
+	for (unsigned int i = 0; i < busy; i++)
+		if (pthread_create(&t, NULL, spinner_main,
+				   !vfork_case && i < 2 ? (void *)1 : NULL) == 0)
+			pthread_detach(t);
 	sleep_us(50000);
-	rc = start_worker(base, true, 0); /* the crossing */
+	if (vfork_case) { /* the crossing */
+		if (pthread_create(&t, NULL, spinner_main, NULL) == 0)
+			pthread_detach(t);
+	} else {
+		atomic_store(&round_go, 1);
+	}
 	until = cidk__now_ns() + 1000000000u;
 	while (cidk__now_ns() < until)
-		; /* main too runs: CPUs busy threads */
-	if (!rc)
-		stop_worker(base);
-	reap_child(&c);
+		; /* main too runs */
+	atomic_store(&round_stop, true);
+	if (c.stack) {
+		kill(c.pid, SIGKILL);
+		while (waitpid(c.pid, NULL, __WALL) < 0 && errno == EINTR)
+			;
+	}
+	_exit(0);
+}
+
+static int repro_round(bool vfork_case)
+{
+	uint64_t deadline = cidk__now_ns() + (uint64_t)S.r->watchdog_ms * 1000000u;
+	unsigned int n = atomic_fetch_add(&S.phase, 1) + 1;
+	int status;
+	pid_t p;
+
+	fflush(NULL);
+	p = fork();
+	if (p < 0)
+		return -errno;
+	if (p == 0)
+		round_process(S.r->allowed, vfork_case);
+	S.r->res.threads += S.r->allowed - 1;
+	S.r->res.clones += vfork_case;
+	for (;;) {
+		pid_t w = waitpid(p, &status, WNOHANG);
+
+		if (w == p)
+			break;
+		if (cidk__now_ns() >= deadline) {
+			violation(INV_PROGRESS, "round %u's process did not end within %u ms "
+				  "(at %.2f s)", n, S.r->watchdog_ms, now_s());
+			kill(p, SIGKILL);
+			waitpid(p, &status, 0);
+			break;
+		}
+		sleep_us(10000);
+	}
 	if (S.r->heartbeat_ms)
-		fprintf(stderr, "# t=%.1f s phase %u users %u forks 0\n", now_s(),
-			atomic_load(&S.phase), atomic_load(&S.users));
-	compaction_window(base);
-	return rc;
+		fprintf(stderr, "# t=%.1f s round %u\n", now_s(), n);
+	return 0;
+}
+
+static bool fresh_rounds(const struct stress_run *r)
+{
+	return r->workload == STRESS_VFORK_REPRO || r->workload == STRESS_FORK_RACE;
 }
 
 static void verdicts(struct stress_run *r, int64_t sum)
@@ -559,10 +635,18 @@ static void verdicts(struct stress_run *r, int64_t sum)
 				 r->compact_ms);
 	}
 	s->v[INV_PROGRESS] = S.failed[INV_PROGRESS] ? V_FAIL : V_PASS;
-	if (r->workload == STRESS_VFORK_REPRO) {
-		s->v[INV_PROGRESS] = V_NA;
-		snprintf(s->why[INV_PROGRESS], sizeof(s->why[0]),
-			 "vfork-repro has no watchdog thread (one user too many)");
+	if (fresh_rounds(r)) {
+		for (int i = 0; i < INV_N; i++)
+			if (i != INV_PROGRESS) {
+				s->v[i] = V_NA;
+				snprintf(s->why[i], sizeof(s->why[0]),
+					 "%s: rounds in fresh processes watch progress only",
+					 r->workload_name);
+			}
+		if (!S.failed[INV_PROGRESS])
+			snprintf(s->why[INV_PROGRESS], sizeof(s->why[0]),
+				 "%u rounds, each process ended within %u ms", s->phases,
+				 r->watchdog_ms);
 	} else if (!S.failed[INV_PROGRESS])
 		snprintf(s->why[INV_PROGRESS], sizeof(s->why[0]),
 			 "the longest gap %u ms (of %u)", s->max_gap_ms, r->watchdog_ms);
@@ -614,16 +698,15 @@ int stress_run(struct stress_run *r)
 
 	if (rc)
 		return rc;
-	repro = r->workload == STRESS_VFORK_REPRO;
+	repro = fresh_rounds(r);
 	forks = r->workload == STRESS_MIXED || r->workload == STRESS_FORKS;
 	aff = r->workload == STRESS_MIXED || r->workload == STRESS_AFFINITY;
 	kids = r->workload == STRESS_MIXED || r->workload == STRESS_VFORK;
 	cidk__prng_seed(&g, r->seed);
 	S.t0 = cidk__now_ns();
 	end = S.t0 + (uint64_t)r->seconds * 1000000000u;
-	/* main + watchdog (+ forkers, affinity) are users too; vfork-repro
-	 * has no watchdog (it would be one user too many) */
-	atomic_store(&S.users, (repro ? 1u : 2u) + (forks ? 2u : 0u) + (aff ? 1u : 0u));
+	/* main + watchdog (+ forkers, affinity) are users too */
+	atomic_store(&S.users, 2u + (forks ? 2u : 0u) + (aff ? 1u : 0u));
 	atomic_store(&S.users_hi, atomic_load(&S.users));
 	if (!repro && pthread_create(&wd, NULL, watchdog_main, NULL))
 		return -EAGAIN;
@@ -632,16 +715,14 @@ int stress_run(struct stress_run *r)
 			break;
 	if (aff && pthread_create(&af, NULL, affinity_main, NULL))
 		aff = false;
-	if (repro) /* with main: CPUs - 1 threads */
-		base = r->allowed > 2 ? r->allowed - 2 : 1;
-	else
-		base = between(&g, 2, r->allowed > 2 ? r->allowed - 1 : 2);
+	base = repro ? 0 : between(&g, 2, r->allowed > 2 ? r->allowed - 1 : 2);
 	if (base >= r->max_threads)
 		base = r->max_threads - 1;
 	for (unsigned int i = 0; i < base && !rc; i++)
-		rc = start_worker(i, repro, 0);
+		rc = start_worker(i, false, 0);
 	while (!rc && cidk__now_ns() < end) {
-		rc = repro ? repro_round(base) : phase(&g, base, kids);
+		rc = repro ? repro_round(r->workload == STRESS_VFORK_REPRO)
+			   : phase(&g, base, kids);
 		r->res.phases++;
 	}
 	for (unsigned int i = 0; i < r->max_threads; i++)

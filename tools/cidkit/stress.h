@@ -29,6 +29,7 @@ enum stress_workload {
 	STRESS_FORKS,
 	STRESS_AFFINITY,
 	STRESS_VFORK_REPRO,
+	STRESS_FORK_RACE,
 };
 
 enum stress_break {
