@@ -22,13 +22,13 @@ JSON line (to DIR/K_A_SMP_W_SEED.json with --out, else stdout) with the
 verdict:
   pass      the stress ended, every invariant held
   FAIL      it ended, an invariant failed (which, and its detail)
-  freeze    CMD did not end within S + 120 s (kernel-lab exit 124): the
+  freeze    CMD did not end within S + 90 s (kernel-lab exit 124): the
             last heartbeat's time (time to freeze) and each vCPU's
             function from QEMU's monitor
   boot      the guest never reached /init in 3 boots (a lab failure)
   panic     the guest stopped without CMD's status
 `table` prints the markdown table of the JSON lines in DIR(s).
-Bounded: each guest is killed S + 120 s after QEMU's start.
+Bounded: each guest is killed S + 90 s after QEMU's start.
 """
 import argparse
 import glob
@@ -48,7 +48,7 @@ KERNELS = ["6.19.6", "6.19.8", "6.19.10", "6.19.14", "7.0", "7.1", "7.2", "7.3"]
 def one(a):
     t0 = time.monotonic()
     cmd = [sys.executable, LAB, "run", "--kernel", a.kernel, "--arch", a.arch,
-           "--smp", str(a.smp), "--timeout", str(a.seconds + 120),
+           "--smp", str(a.smp), "--timeout", str(a.seconds + 90),
            "--boot-timeout", "150", "--",
            "cidkit", "stress", "--workload", a.workload, "--seed", str(a.seed),
            "--seconds", str(a.seconds), "--heartbeat", "1000", "--json"]
