@@ -16,38 +16,48 @@ field() {
 	printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"
 }
 
+# Under ThreadSanitizer the per-CPU operations take the atomic path
+# (cidkit/percpu.h): no rseq mm_cid sections, uniqueness is n/a.
+uniq=pass
+case ${CIDK_TEST_SANITIZE:-} in *thread*) uniq=n/a ;; esac
+
 # This kernel: every invariant that can be checked holds, and it ran
 # (phases, threads, CLONE_VM children, forks and affinity changes > 0).
-run stress --seconds 2 --json
+run stress --seconds 1 --json
 v="$(verdict uniqueness) $(verdict bound) $(verdict progress) $(verdict compaction)"
 [ $rc -eq 0 ] && [ "$(field ok)" = True ] && [ "$(field phases)" -gt 0 ] &&
 	[ "$(field clone_vm_children)" -gt 0 ] && [ "$(field forks)" -gt 0 ] &&
 	[ "$(field affinity_changes)" -gt 0 ] && [ "$(field reads)" -gt 0 ]
-ok $? "mixed, 2 s: exit 0, invariants $v, and every workload ran"
-case $v in "pass pass pass pass") true ;; *) false ;; esac
-ok $? "all four checked here (uniqueness on the rseq mm_cid path): $v"
+ok $? "mixed, 1 s: exit 0, invariants $v, and every workload ran"
+[ "$v" = "$uniq pass pass pass" ]
+ok $? "all four checked here (uniqueness on the rseq mm_cid path: $uniq): $v"
 
 run stress --seconds 1 --workload vfork-repro --json
-[ $rc -eq 0 ] && [ "$(field phases)" -gt 0 ] && [ "$(field clone_vm_children)" -gt 0 ]
-ok $? "vfork-repro, 1 s: exit 0, rounds and CLONE_VM children ran"
+[ $rc -eq 0 ] && [ "$(field phases)" -gt 0 ] && [ "$(field clone_vm_children)" -gt 0 ] &&
+	[ "$(verdict progress)" = pass ]
+ok $? "vfork-repro, 1 s: exit 0, rounds in fresh processes with their CLONE_VM child ran"
 
 # Each plant fails its invariant, exit 1, the others still pass.
 for b in uniqueness bound progress compaction; do
-	run_status 1 stress --seconds 2 --watchdog 300 --compact 200 --break $b --json
+	if [ $b = uniqueness ] && [ $uniq = n/a ]; then
+		ok 0 "--break uniqueness # SKIP no rseq mm_cid sections under TSan"
+		continue
+	fi
+	run_status 1 stress --seconds 1 --watchdog 300 --compact 200 --break $b --json
 	# (a stopped worker cannot read a fresh CID: compaction fails too)
 	others=
 	for i in uniqueness bound progress compaction; do
 		[ $i = $b ] || [ $b$i = progresscompaction ] || others="$others$(verdict $i) "
 	done
 	[ $rc -eq 1 ] && [ "$(verdict $b)" = FAIL ] &&
-		case $others in "pass pass pass " | "pass pass ") true ;; *) false ;; esac
+		case $others in "pass pass pass " | "pass pass " | "$uniq pass pass " | "$uniq pass ") true ;; *) false ;; esac
 	ok $? "--break $b: exit 1, $b FAIL ($(printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['invariants']['$b']['detail'])")), the others pass"
 done
 
 # Own rseq registration: the re-exec under glibc's tunable happened.
 run stress --seconds 1 --workload threads
-[ $rc -eq 0 ] && echo "$out" | grep -q '^uniqueness pass'
-ok $? "human output, threads workload: uniqueness pass line"
+[ $rc -eq 0 ] && echo "$out" | grep -q "^uniqueness $uniq"
+ok $? "human output, threads workload: the uniqueness line ($uniq)"
 
 expect_usage_error "--seconds 0" stress --seconds 0
 expect_usage_error "--seconds 86401" stress --seconds 86401
