@@ -73,6 +73,8 @@ def one(a):
             row["detail"] = err.strip().splitlines()[-3:]
     elif p.returncode == 124:
         row["verdict"] = "freeze"
+        row["kernel_said"] = [l.strip() for l in err.splitlines()
+                              if re.search(r"soft lockup|rcu_preempt detected|hung_task|blocked for", l)]
         row["vcpus"] = [l.strip() for l in err.splitlines() if l.strip().startswith("vCPU ")]
     elif p.returncode == 125 and "boot failure" in err:
         row["verdict"] = "boot"
@@ -113,7 +115,9 @@ def table(a):
     print("| kernel | arch | vCPUs | workload | seed | verdict | time to freeze (s) | vCPUs at the freeze | wall (s) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        ttf = r["last_heartbeat_s"] if r["verdict"] == "freeze" else ""
+        ttf = ""
+        if r["verdict"] == "freeze":  # no heartbeat: in the first round
+            ttf = r["last_heartbeat_s"] if r["last_heartbeat_s"] is not None else "< round 1's end"
         vc = "; ".join(v.split("  ip")[0] for v in r.get("vcpus", []))
         if r["verdict"] == "FAIL":
             vc = "; ".join(f"{k}: {v}" for k, v in r["invariants"].items() if v.startswith("FAIL"))
