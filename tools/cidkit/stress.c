@@ -176,11 +176,16 @@ static int start_worker(unsigned int id, bool busy, unsigned int gate)
 	struct worker *w = &S.w[id];
 	int rc;
 
-	memset(w, 0, sizeof(*w));
+	/* field by field: the watchdog and the affinity thread read the
+	 * atomics of every slot at any time */
 	w->id = id;
 	w->busy = busy;
 	w->gate = gate;
+	w->adds = w->reads = 0;
 	w->max_cid = -1;
+	atomic_store(&w->os_tid, 0);
+	atomic_store(&w->stop, false);
+	atomic_store(&w->progress, 0);
 	atomic_store(&w->last_cid, -1);
 	users_add();
 	atomic_store(&w->alive, true);
