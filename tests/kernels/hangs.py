@@ -103,12 +103,12 @@ try:
     # CMD prints, then hangs.  (nokaslr: the sandbox's /proc/kallsyms
     # hides _text, so the map's own addresses stand.)
     rc, out, err, secs, left, _ = lab(
-        work, ["--timeout", "8", "--cmdline", "nokaslr", "--", "sh", "-c",
+        work, ["--timeout", "5", "--cmdline", "nokaslr", "--", "sh", "-c",
                "echo line one; echo to stderr >&2; echo line two; sleep 1000"],
         env={"FAKE_QEMU_IPS": "ffffffff81100040 ffffffff81200010 ffffffff81100210"})
     labl = [l for l in err.splitlines() if l.startswith("kernel-lab: ")]
-    ok(rc == 124 and len(labl) == 1 and "timeout" in labl[0] and 8 <= secs < 60,
-       f"CMD that hangs: exit {rc} after {secs:.0f} s (--timeout 8), one 'kernel-lab:' line")
+    ok(rc == 124 and len(labl) == 1 and "timeout" in labl[0] and 5 <= secs < 60,
+       f"CMD that hangs: exit {rc} after {secs:.0f} s (--timeout 5), one 'kernel-lab:' line")
     ok(out == b"line one\nline two\n",
        f"what CMD printed before it hung comes back on stdout (got {out!r})")
     ok("to stderr" in err, "and what it printed on stderr, on stderr")
@@ -126,7 +126,7 @@ try:
     with open(hang, "w") as f:
         f.write("2\n")
     rc, out, err, secs, left, _ = lab(
-        work, ["--timeout", "60", "--boot-timeout", "3", "--", "sh", "-c",
+        work, ["--timeout", "60", "--boot-timeout", "2", "--", "sh", "-c",
                "printf 'exact\\0bytes'; exit 7"], env={"FAKE_QEMU_HANG_BOOTS": hang})
     notes = [l for l in err.splitlines() if "never reached /init" in l]
     ok(rc == 7 and out == b"exact\0bytes" and len(notes) == 2 and
@@ -140,11 +140,11 @@ try:
     with open(hang, "w") as f:
         f.write("3\n")
     rc, out, err, secs, left, _ = lab(
-        work, ["--timeout", "60", "--boot-timeout", "3", "--", "true"],
+        work, ["--timeout", "60", "--boot-timeout", "2", "--", "true"],
         env={"FAKE_QEMU_HANG_BOOTS": hang})
     labl = [l for l in err.splitlines() if l.startswith("kernel-lab: ")]
     ok(rc == 125 and len(labl) == 1 and "boot failure" in labl[0] and
-       "Probing EDD" in err and 9 <= secs < 60,
+       "Probing EDD" in err and 6 <= secs < 60,
        f"three boots that never reach /init: exit {rc} after {secs:.0f} s, one "
        "'boot failure' line after the console's last lines")
     if rc != 125:
@@ -153,7 +153,7 @@ try:
     # --stream: the first line arrives while CMD still runs.
     rc, out, err, secs, left, first = lab(
         work, ["--timeout", "60", "--stream", "--", "sh", "-c",
-               "echo early; sleep 4; echo late"], stream_probe=True)
+               "echo early; sleep 3; echo late"], stream_probe=True)
     line, at, running = first
     ok(line == b"early\n" and running and rc == 0,
        f"--stream: CMD's first line reaches stdout at {at:.1f} s, while it runs "
