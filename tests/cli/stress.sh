@@ -8,12 +8,16 @@ run stress --help
 [ $rc -eq 0 ] && [ -z "$err" ] && echo "$out" | grep -q '^usage: cidkit stress'
 ok $? "--help: usage on stdout, exit 0"
 
-# verdict NAME: the JSON's verdict of invariant NAME
+# parse: the last run's JSON into $j_* and $d_* (stress_fields.py, one
+# python per run): verdicts and details of the four invariants, counts
+parse() {
+	eval "$(printf '%s' "$out" | python3 "$(dirname "$0")/stress_fields.py")"
+}
 verdict() {
-	printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['invariants']['$1']['verdict'])"
+	eval "printf '%s' \"\$j_$1\""
 }
 field() {
-	printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"
+	eval "printf '%s' \"\$j_$1\""
 }
 
 # Under ThreadSanitizer the per-CPU operations take the atomic path
@@ -24,6 +28,7 @@ case ${CIDK_TEST_SANITIZE:-} in *thread*) uniq=n/a ;; esac
 # This kernel: every invariant that can be checked holds, and it ran
 # (phases, threads, CLONE_VM children, forks and affinity changes > 0).
 run stress --seconds 1 --json
+parse
 v="$(verdict uniqueness) $(verdict bound) $(verdict progress) $(verdict compaction)"
 [ $rc -eq 0 ] && [ "$(field ok)" = True ] && [ "$(field phases)" -gt 0 ] &&
 	[ "$(field clone_vm_children)" -gt 0 ] && [ "$(field forks)" -gt 0 ] &&
@@ -45,6 +50,7 @@ for b in uniqueness bound progress compaction; do
 		continue
 	fi
 	run_status 1 stress --seconds 1 --watchdog 300 --compact 200 --break $b --json
+	parse
 	# (a stopped worker cannot read a fresh CID: compaction fails too)
 	others=
 	for i in uniqueness bound progress compaction; do
@@ -52,7 +58,7 @@ for b in uniqueness bound progress compaction; do
 	done
 	[ $rc -eq 1 ] && [ "$(verdict $b)" = FAIL ] &&
 		case $others in "pass pass pass " | "pass pass " | "$uniq pass pass " | "$uniq pass ") true ;; *) false ;; esac
-	ok $? "--break $b: exit 1, $b FAIL ($(printf '%s' "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['invariants']['$b']['detail'])")), the others pass"
+	ok $? "--break $b: exit 1, $b FAIL ($(eval "printf '%s' \"\$d_$b\"")), the others pass"
 done
 
 expect_usage_error "--seconds 0" stress --seconds 0

@@ -464,6 +464,8 @@ static int tend_children(struct cidk__prng *g, bool all)
 	int rc = 0;
 
 	for (unsigned int i = 0; i < MAX_CHILDREN; i++) {
+		if (vkids[i].stack && all)
+			kill(vkids[i].pid, SIGKILL); /* the run is over */
 		if (vkids[i].stack && (all || t >= vkids_end[i]))
 			reap_child(&vkids[i]);
 		if (!all && !vkids[i].stack && i < 2 && !rc) {
