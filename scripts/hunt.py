@@ -85,6 +85,8 @@ def one(a):
         row["verdict"] = "error"
         row["detail"] = err.strip().splitlines()[-3:]
     row["boots_retried"] = err.count("never reached /init")
+    # /init's own line: a panic before it is the boot's, not the stress's
+    row["init_reached"] = p.returncode in (0, 1) or "running CMD" in err
     line = json.dumps(row)
     if a.out:
         os.makedirs(a.out, exist_ok=True)
