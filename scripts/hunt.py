@@ -155,7 +155,7 @@ def main():
     j.add_argument("--kernels", default=",".join(KERNELS))
     j.add_argument("--arches", default="x86_64,arm64")
     j.add_argument("--smp", default="4,8")
-    j.add_argument("--workloads", default="mixed,vfork,vfork-repro,forks")
+    j.add_argument("--workloads", default="vfork-repro,fork-race,mixed")
     j.add_argument("--seeds", type=int, default=2)
     j.add_argument("--seconds", type=int, default=60)
     j.add_argument("--out")
