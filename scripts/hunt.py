@@ -144,6 +144,8 @@ def boots(a):
                    wall=round(time.monotonic() - t0, 1),
                    uptime=(p.stdout.split() or [b"?"])[0].decode(),
                    vcpus=[l.strip() for l in err.splitlines() if l.strip().startswith("vCPU ")])
+        if p.returncode != 0:
+            row["tail"] = err.strip().splitlines()[-24:]
         print(json.dumps(row), flush=True)
     return 0
 
