@@ -120,7 +120,7 @@ def table(a):
         ttf = ""
         if r["verdict"] == "freeze":  # no heartbeat: in the first round
             ttf = r["last_heartbeat_s"] if r["last_heartbeat_s"] is not None else "< round 1's end"
-        vc = "; ".join(v.split("  ip")[0] for v in r.get("vcpus", []))
+        vc = "; ".join(v.split("  ip")[0] for v in r.get("vcpus", []) if v.startswith("vCPU"))
         if r["verdict"] == "FAIL":
             vc = "; ".join(f"{k}: {v}" for k, v in r["invariants"].items() if v.startswith("FAIL"))
         print(f"| {r['kernel']} | {r['arch']} | {r['smp']} | {r['workload']} | {r['seed']} | "
