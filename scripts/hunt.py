@@ -57,7 +57,7 @@ def one(a):
     row = dict(kernel=a.kernel, arch=a.arch, smp=a.smp, workload=a.workload,
                seed=a.seed, seconds=a.seconds, exit=p.returncode,
                wall=round(time.monotonic() - t0, 1),
-               command=" ".join(cmd[1:]))
+               command=" ".join(["scripts/kernel-lab"] + cmd[2:]))
     beats = [float(m.group(1)) for m in re.finditer(r"^# t=([0-9.]+) s", err, re.M)]
     row["last_heartbeat_s"] = beats[-1] if beats else None
     if p.returncode in (0, 1):
