@@ -74,8 +74,9 @@ def one(a):
     elif p.returncode == 124:
         row["verdict"] = "freeze"
         row["kernel_said"] = [l.strip() for l in err.splitlines()
-                              if re.search(r"soft lockup|rcu_preempt detected|hung_task|blocked for", l)]
-        row["vcpus"] = [l.strip() for l in err.splitlines() if l.strip().startswith("vCPU ")]
+                              if re.search(r"soft lockup|rcu_(preempt|sched) detected|hung_task|blocked for", l)]
+        row["vcpus"] = [l.strip() for l in err.splitlines()
+                        if l.strip().startswith(("vCPU ", "[kernel-lab] vCPUs"))]
     elif p.returncode == 125 and "boot failure" in err:
         row["verdict"] = "boot"
     elif p.returncode == 125:
