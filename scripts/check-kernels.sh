@@ -24,6 +24,8 @@ set -u
 cd "$(dirname "$0")/.."
 bpo=trixie-backports
 lines=${KERNEL_LINES:-"bookworm trixie $bpo/6.18 $bpo/6.19 $bpo/7.0.7 $bpo/7.0.9 $bpo/7.0.10 $bpo/7.0 $bpo/7.1 $bpo/7.2 $bpo/7.3 sid experimental"}
+# the issue-37 operations' stress in every guest (tests/kernels/guest_suite.py)
+export CIDK_GUEST_OPS_SECONDS=${CIDK_GUEST_OPS_SECONDS:-30}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 passed=0

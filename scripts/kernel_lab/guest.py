@@ -41,7 +41,10 @@ GUEST_TARGETS = [
     "tests/stress/test_percpu_sums",
     "tests/stress/test_rseq_threads",
     "tests/stress/test_percpu_fence",
+    "tests/unit/test_percpu_ops",
+    "tests/stress/test_percpu_ops_stress",
     "examples/percpu_freelist",
+    "examples/percpu_slab",
 ]
 
 QEMU = {

@@ -71,6 +71,9 @@ run rseq_mm_cid test_rseq_mm_cid
 run rseq_threads test_rseq_threads
 run percpu_sums env CIDK_EXPECT_PATH=%(path)s test_percpu_sums
 run percpu_fence env CIDK_EXPECT_PATH=%(path)s test_percpu_fence
+run percpu_ops env CIDK_EXPECT_PATH=%(path)s test_percpu_ops
+run slab percpu_slab 4 4 5000
+%(ops_stress)s
 for i in %(freelist_runs)s; do run freelist$i percpu_freelist 8 20 20000; done
 %(forced)s
 run cid cidkit cid --threads 6 --duration 500 --json
@@ -81,6 +84,11 @@ run abi cidkit abi --json
 # process: its own probe, its own path).
 FREELIST_RUNS = 3
 FORCED = "run freelist_rseq env CIDK_PERCPU=rseq percpu_freelist 8 20 20000"
+# The issue-37 operations' stress (every kind aborted on the rseq path,
+# exact totals) needs tens of seconds under TCG to see an abort of each
+# kind: only when CIDK_GUEST_OPS_SECONDS is set (make check-kernels).
+OPS_STRESS = ("run percpu_ops_stress env CIDK_EXPECT_PATH=%(path)s "
+              "CIDK_TEST_SECONDS=%(secs)s test_percpu_ops_stress")
 
 def tap_result(text):
     """(plan, skip reason or None, oks, not_oks) of a TAP program's output."""
@@ -113,7 +121,7 @@ def version_tuple(release):
 # going through cidk_percpu_* (whose path the library's probe chooses):
 # rseq_threads reads the rseq area itself.  Their failure on a kernel the
 # matrix records as breaking an abort promise is a TODO.
-NEEDS_ABORTS = ("rseq_threads",)
+NEEDS_ABORTS = ("rseq_threads", "percpu_ops_stress")
 ABORT_CHECKS = ("abort-preempt", "abort-migrate", "abort-signal", "membarrier-rseq")
 
 
@@ -157,9 +165,14 @@ def main():
     want0 = abi_matrix.expected(matrix, planned, arch) if planned else None
     broken_kernel = abi_matrix.probe_expected(want0) == "FAIL"
     want_cpu_path = "rseq" if has_sections and not broken_kernel else "atomic"
+    ops_secs = os.environ.get("CIDK_GUEST_OPS_SECONDS", "")
+    if not ops_secs.isdigit():
+        ops_secs = ""
     script = GUEST % {"path": want_cpu_path,
                       "freelist_runs": " ".join(str(i + 1) for i in range(FREELIST_RUNS)),
-                      "forced": FORCED if has_sections and broken_kernel else ""}
+                      "forced": FORCED if has_sections and broken_kernel else "",
+                      "ops_stress": OPS_STRESS % {"path": want_cpu_path, "secs": ops_secs}
+                      if ops_secs else ""}
     cmd = [lab, "run", "--kernel", kernel, "--arch", arch,
            "--smp", str(cpus), "--timeout", "400", "--", "sh", "-c", script]
     boots = 1
@@ -190,14 +203,17 @@ def main():
     # rseq area themselves, and send the library to the atomic path.
     want = abi_matrix.expected(matrix, release, arch)
     broken = [c for c in ABORT_CHECKS if want and "FAIL" in want.get(c, ())]
-    print("1..14")
+    print(f"1..{16 + bool(ops_secs)}")
     ok(nproc == cpus, f"{where}: the guest booted with {cpus} CPUs")
     ok(release == planned, f"the guest booted {release}, the release the line's package "
        f"names ({planned}: the paths expected were planned for it"
        f"{', which the matrix records as breaking the abort promise' if broken_kernel else ''})")
 
-    for name in ("percpu_api", "rseq_cpu", "rseq_mm_cid", "rseq_threads",
-                 "percpu_sums", "percpu_fence"):
+    tap_blocks = ["percpu_api", "rseq_cpu", "rseq_mm_cid", "rseq_threads",
+                  "percpu_sums", "percpu_fence", "percpu_ops"]
+    if ops_secs:
+        tap_blocks.append("percpu_ops_stress")
+    for name in tap_blocks:
         text, rc = blocks.get(name, ("", -1))
         plan, skip, good, bad = tap_result(text)
         if skip is not None and plan == 0:
@@ -280,6 +296,18 @@ def main():
            j["rseq"]["feature_size"] >= 20,
            f"cidkit cid: no mm_cid on {release}, said so (rseq feature size "
            f"{j['rseq']['feature_size']}, cpu_id and node_id only)")
+
+    # tcmalloc's per-CPU slab on the issue-37 operations (examples/
+    # percpu_slab.c): every object in exactly one place after each round,
+    # on the path this kernel must take.
+    text, rc = blocks.get("slab", ("", -1))
+    mp = re.search(r"^path (\w+)", text, re.M)
+    placed = re.search(r"(\d+) objects each in one place", text)
+    ok(rc == 0 and placed is not None and mp is not None and mp.group(1) == want_cpu_path,
+       f"percpu_slab 4 4 5000: exit {rc}, path {mp.group(1) if mp else '?'} "
+       f"(want {want_cpu_path}), {'objects in place' if placed else 'no placement line'}")
+    if rc != 0 or placed is None:
+        diag(text)
 
     # A short `cidkit stress` (docs/hunt.md): every invariant holds, each
     # one checked where the kernel and path allow (uniqueness on the rseq
