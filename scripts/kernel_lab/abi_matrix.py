@@ -47,7 +47,7 @@ BPO = "trixie-backports"
 # The kernel lab's lines, as make check-kernels runs them (oldest first).
 LINES = ["bookworm", "trixie", f"{BPO}/6.18", f"{BPO}/6.19", f"{BPO}/7.0",
          f"{BPO}/7.1", f"{BPO}/7.2", f"{BPO}/7.3", "sid", "experimental"]
-ARCHES = ["x86_64", "arm64"]
+ARCHES = ["x86_64", "arm64", "riscv64", "ppc64le", "s390x"]
 # The columns of the table: the checks, in cidkit abi --list order.
 CHECKS = ["register", "ids", "abort-preempt", "abort-migrate", "abort-signal",
           "cpu-id-start", "mm-cid", "membarrier-rseq", "slice-ext", "probe"]

@@ -257,14 +257,15 @@ Acquire::Check-Valid-Until "false";
             deb_tar = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", deb],
                                        stdout=subprocess.PIPE)
             tar = subprocess.run(
-                ["tar", "-x", "-C", tmp, "--wildcards", "./boot/vmlinuz-*",
-                 "./boot/config-*", "./usr/lib/modules/*/vmlinuz",
-                 "./usr/lib/modules/*/config"],
+                # ppc64el ships an ELF vmlinux (what pseries loads), the others a vmlinuz.
+                ["tar", "-x", "-C", tmp, "--wildcards",
+                 "./boot/vmlinu[xz]-*", "./boot/config-*",
+                 "./usr/lib/modules/*/vmlinu[xz]", "./usr/lib/modules/*/config"],
                 stdin=deb_tar.stdout, stderr=subprocess.DEVNULL)
             deb_tar.stdout.close()
             deb_tar.wait()
-            found = (glob.glob(os.path.join(tmp, "boot", "vmlinuz-*")) +
-                     glob.glob(os.path.join(tmp, "usr/lib/modules/*/vmlinuz")))
+            found = (glob.glob(os.path.join(tmp, "boot", "vmlinu[xz]-*")) +
+                     glob.glob(os.path.join(tmp, "usr/lib/modules/*/vmlinu[xz]")))
             if len(found) != 1:
                 raise LabError(f"no kernel image in {os.path.basename(deb)} "
                                f"(tar {tar.returncode})")

@@ -349,7 +349,7 @@ int main(void)
 					     !cidk_rseq_register_current_thread())
 				    ? CIDK_PERCPU_RSEQ
 				    : CIDK_PERCPU_ATOMIC),
-		   "cpu_id: rseq exactly when x86-64 or aarch64 and an rseq area is "
+		   "cpu_id: rseq exactly when an architecture with sections and an rseq area is "
 		   "registered (glibc's, or else cidkit's own)");
 	p = getenv("CIDK_EXPECT_AREA");
 	if (p)
