@@ -221,7 +221,8 @@ def differences(data, result, arch):
 
 # ---- the table ----------------------------------------------------------
 
-ARCH_NAME = {"x86_64": "x86-64", "arm64": "arm64"}
+ARCH_NAME = {"x86_64": "x86-64", "arm64": "arm64", "riscv64": "riscv64",
+             "ppc64le": "ppc64le", "s390x": "s390x"}
 # The cell of a check a run lacks (LATER: recorded before the check existed).
 NOT_RUN = "-"
 
