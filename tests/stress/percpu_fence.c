@@ -13,8 +13,8 @@
  *    the worker must report an abort, never a commit.  The control round
  *    (no fence) must commit at least once in 20 (the section is able to;
  *    on a loaded machine a preemption aborts some), the fenced rounds
- *    must abort all 20 times.  Needs the rseq path, an rseq area (glibc's, else the library's own) and two
- *    CPUs.
+ *    must abort all 20 times.  Needs the rseq path, an rseq area
+ *    (glibc's, else the library's own) and two CPUs.
  *
  * 2. Draining per-CPU data from another thread under load, exact totals
  *    ("close, fence, own" as percpu.h describes it).  2 x online CPUs
