@@ -8,6 +8,9 @@ pkgs="meson ninja-build gcc g++ clang libclang-rt-14-dev make python3 pkg-config
 	scdoc binutils man-db python3-matplotlib
 	qemu-system-x86 qemu-system-arm busybox-static gcc-aarch64-linux-gnu
 	libc6-dev-arm64-cross zstd file
+	qemu-system-misc qemu-system-ppc gcc-riscv64-linux-gnu gcc-powerpc64le-linux-gnu
+	gcc-s390x-linux-gnu libc6-dev-riscv64-cross libc6-dev-ppc64el-cross
+	libc6-dev-s390x-cross
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd xz-utils
 	libjansson-dev
 	parallel $*"

@@ -59,6 +59,13 @@ static inline int oracle_raw_mm_cid(void)
 	__asm__ volatile("mov %%fs:0, %0" : "=r"(tp));
 #elif defined(__aarch64__)
 	__asm__ volatile("mrs %0, tpidr_el0" : "=r"(tp));
+#elif defined(__riscv)
+	__asm__ volatile("mv %0, tp" : "=r"(tp));
+#elif defined(__powerpc64__)
+	__asm__ volatile("mr %0, 13" : "=r"(tp));
+#elif defined(__s390x__)
+	__asm__ volatile("ear %0, %%a0\n\tsllg %0, %0, 32\n\tear %0, %%a1"
+			 : "=&d"(tp));
 #else
 	return -1;
 #endif

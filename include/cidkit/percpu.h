@@ -340,6 +340,12 @@ CIDK_EXPORT int cidk_percpu_fence_all(void);
 #include <cidkit/arch/x86_64.h>
 #elif defined(__GNUC__) && defined(__aarch64__) && !defined(__AARCH64EB__)
 #include <cidkit/arch/aarch64.h>
+#elif defined(__GNUC__) && defined(__riscv) && __riscv_xlen == 64
+#include <cidkit/arch/riscv64.h>
+#elif defined(__GNUC__) && defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+#include <cidkit/arch/ppc64le.h>
+#elif defined(__GNUC__) && defined(__s390x__)
+#include <cidkit/arch/s390x.h>
 #else
 #define CIDK_PERCPU_HAVE_RSEQ 0
 #endif
@@ -365,7 +371,7 @@ CIDK__PERCPU_INLINE int cidk__percpu_on_rseq(enum cidk_percpu_index idx)
 CIDK__PERCPU_INLINE unsigned int cidk__percpu_read(enum cidk_percpu_index idx)
 {
 	const volatile uint32_t *p = (const volatile uint32_t *)(
-		(const char *)__builtin_thread_pointer() + cidk_percpu_rseq_off +
+		(const char *)cidk__thread_pointer() + cidk_percpu_rseq_off +
 		(idx == CIDK_PERCPU_MM_CID ? CIDK_RSEQ_OFF_MM_CID
 					   : CIDK_RSEQ_OFF_CPU_ID));
 

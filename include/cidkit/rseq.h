@@ -102,10 +102,28 @@ CIDK_EXPORT int cidk_rseq_cpu_id_slow(void);
 CIDK_EXPORT int cidk_rseq_node_id_slow(void);
 CIDK_EXPORT int cidk_rseq_mm_cid_slow(void);
 
+/*
+ * The thread pointer, which __rseq_offset and every rseq area offset are
+ * relative to: __builtin_thread_pointer() (x86-64 %fs base, aarch64
+ * tpidr_el0, riscv tp, s390x a0:a1), except on 64-bit powerpc, where GCC
+ * before 13 lacks the builtin and the 64-bit ELF ABI keeps it in r13.
+ */
+static inline void *cidk__thread_pointer(void)
+{
+#if defined(__powerpc64__)
+	register void *tp __asm__("r13");
+
+	__asm__("" : "=r"(tp));
+	return tp;
+#else
+	return __builtin_thread_pointer();
+#endif
+}
+
 static inline uint32_t cidk__rseq_load(unsigned int off)
 {
 	const volatile uint32_t *p =
-		(const volatile uint32_t *)((const char *)__builtin_thread_pointer() +
+		(const volatile uint32_t *)((const char *)cidk__thread_pointer() +
 					    __rseq_offset + off);
 	return *p;
 }

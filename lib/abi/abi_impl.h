@@ -113,7 +113,7 @@ struct cidk__abi_wait {
 };
 int cidk__abi_cs_wait(const struct cidk__abi_wait *w);
 
-/* 1 where this architecture has the section written (x86-64, aarch64). */
+/* 1 where this architecture has the section written (x86-64, aarch64, riscv64, ppc64le, s390x). */
 int cidk__abi_cs_supported(void);
 
 #define CIDK_ABI_MAX_CPUS 1024

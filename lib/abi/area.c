@@ -17,16 +17,22 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cidkit/percpu.h>
+
 #include "abi/abi_impl.h"
 #include "rseq/rseq_own.h"
 
 #define RSEQ_FLAG_UNREGISTER 1
 
-/* glibc's and cidkit's signature (x86: 0x53053053, aarch64: brk #0x45e0). */
+/*
+ * glibc's and cidkit's signature: the per-CPU sections' (x86: 0x53053053,
+ * aarch64: brk #0x45e0, riscv64: csrw mhartid,x0, ppc64le: twui r5,11,
+ * s390x: trap4; cidkit/arch/<arch>.h), x86's where there are none.
+ */
 uint32_t cidk__abi_sig(void)
 {
-#if defined(__aarch64__)
-	return 0xd428bc00u;
+#if CIDK_PERCPU_HAVE_RSEQ
+	return CIDK_PERCPU_RSEQ_SIG;
 #else
 	return 0x53053053u;
 #endif
@@ -50,7 +56,7 @@ int cidk__abi_area_get(struct cidk__abi_area *out, unsigned int breaks)
 		return 0;
 	}
 	if (__rseq_size) {
-		out->a = (volatile struct cidk_rseq_abi *)((char *)__builtin_thread_pointer() +
+		out->a = (volatile struct cidk_rseq_abi *)((char *)cidk__thread_pointer() +
 							   __rseq_offset);
 		out->owner = CIDK_RSEQ_GLIBC;
 		return 0;
@@ -58,7 +64,7 @@ int cidk__abi_area_get(struct cidk__abi_area *out, unsigned int breaks)
 	rc = cidk_rseq_register_current_thread();
 	if (rc)
 		return rc;
-	out->a = (volatile struct cidk_rseq_abi *)((char *)__builtin_thread_pointer() +
+	out->a = (volatile struct cidk_rseq_abi *)((char *)cidk__thread_pointer() +
 						   cidk__rseq_own_offset());
 	out->owner = CIDK_RSEQ_OWN;
 	return 0;
@@ -122,7 +128,7 @@ int cidk__abi_area_drop(void)
 
 	if (!__rseq_size)
 		return cidk_rseq_unregister_current_thread();
-	a = (volatile struct cidk_rseq_abi *)((char *)__builtin_thread_pointer() +
+	a = (volatile struct cidk_rseq_abi *)((char *)cidk__thread_pointer() +
 					      __rseq_offset);
 	len = cidk__abi_area_len(a);
 	if (len < 0)

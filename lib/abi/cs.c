@@ -22,11 +22,37 @@
  */
 #include "abi/abi_impl.h"
 
+/*
+ * The descriptor (label 3: version 0, flags 0, start_ip = label 1, the
+ * section ending at @END, abort_ip = label 4) in section @SECT, and its
+ * address in @SECT_ptr_array, for tools: one home for every
+ * architecture's sections (cs_<arch>.h).
+ */
+#define ABI_CS_DESC(SECT, END)                                               \
+	".pushsection " SECT ", \"aw\"\n\t"                                   \
+	".balign 32\n"                                                        \
+	"3:\n\t"                                                              \
+	".long 0, 0\n\t"                                                      \
+	".quad 1f, " END " - 1f, 4f\n\t"                                      \
+	".popsection\n\t"                                                     \
+	".pushsection " SECT "_ptr_array, \"aw\"\n\t"                         \
+	".quad 3b\n\t"                                                        \
+	".popsection\n\t"
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "abi/cs_x86_64.h"
 #define ABI_CS_HAVE 1
 #elif defined(__aarch64__) && defined(__GNUC__)
 #include "abi/cs_aarch64.h"
+#define ABI_CS_HAVE 1
+#elif defined(__riscv) && __riscv_xlen == 64 && defined(__GNUC__)
+#include "abi/cs_riscv64.h"
+#define ABI_CS_HAVE 1
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__) && defined(__GNUC__)
+#include "abi/cs_ppc64le.h"
+#define ABI_CS_HAVE 1
+#elif defined(__s390x__) && defined(__GNUC__)
+#include "abi/cs_s390x.h"
 #define ABI_CS_HAVE 1
 #else
 #define ABI_CS_HAVE 0

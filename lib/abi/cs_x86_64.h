@@ -10,22 +10,6 @@
 	".popsection\n"
 
 /*
- * The descriptor (label 3: version 0, flags 0, start_ip = label 1, the
- * section ending at @END, abort_ip = label 4) in section @SECT, and its
- * address in @SECT_ptr_array, for tools: one home for both sections below.
- */
-#define ABI_CS_DESC(SECT, END)                                               \
-	".pushsection " SECT ", \"aw\"\n\t"                                   \
-	".balign 32\n"                                                        \
-	"3:\n\t"                                                              \
-	".long 0, 0\n\t"                                                      \
-	".quad 1f, " END " - 1f, 4f\n\t"                                      \
-	".popsection\n\t"                                                     \
-	".pushsection " SECT "_ptr_array, \"aw\"\n\t"                         \
-	".quad 3b\n\t"                                                        \
-	".popsection\n\t"
-
-/*
  * lib/abi/cs_x86_64.h - the checks' critical section on x86-64 (included
  * by cs.c only).
  *

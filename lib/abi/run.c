@@ -156,7 +156,8 @@ static const char *unusable(char *buf, size_t size)
 	if (ABI_TSAN)
 		return "ThreadSanitizer build: TSan cannot see the stores inside rseq critical sections";
 	if (!cidk__abi_cs_supported())
-		return "no critical sections written for this architecture (x86-64 and aarch64 only)";
+		return "no critical sections written for this architecture "
+		       "(x86-64, aarch64, riscv64, ppc64le and s390x only)";
 	rc = cidk__rseq_probe();
 	if (rc) {
 		snprintf(buf, size, "no rseq(2) here: %s (a kernel without rseq, or valgrind, which refuses it)",

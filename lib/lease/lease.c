@@ -241,6 +241,12 @@ static inline void cpu_relax(void)
 	__builtin_ia32_pause();
 #elif defined(__aarch64__)
 	__asm__ volatile("yield" ::: "memory");
+#elif defined(__riscv)
+	/* Zihintpause's pause (fence w,0: a no-op hint without it) */
+	__asm__ volatile(".4byte 0x0100000f" ::: "memory");
+#elif defined(__powerpc64__)
+	/* the kernel's HMT_low(); HMT_medium(): SMT priority down, back up */
+	__asm__ volatile("or 1,1,1\n\tor 2,2,2" ::: "memory");
 #endif
 }
 

@@ -24,16 +24,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cidkit/percpu.h>
 #include <cidkit/rseq.h>
 
 #include "rseq/rseq_own.h"
 
-/* The signature the kernel checks before an abort; we define no critical
- * sections, but it must be consistent for this thread's registration. */
-#if defined(__x86_64__) || defined(__i386__)
-#define OWN_RSEQ_SIG 0x53053053u
-#elif defined(__aarch64__)
-#define OWN_RSEQ_SIG 0xd428bc00u
+/* The signature the kernel checks before an abort: the per-CPU sections'
+ * (cidkit/arch/<arch>.h, the one home of each architecture's value, the
+ * one glibc registers with), x86's where there are none. */
+#if CIDK_PERCPU_HAVE_RSEQ
+#define OWN_RSEQ_SIG CIDK_PERCPU_RSEQ_SIG
 #else
 #define OWN_RSEQ_SIG 0x53053053u
 #endif
@@ -186,7 +186,7 @@ int cidk__rseq_own_registered(void)
 
 ptrdiff_t cidk__rseq_own_offset(void)
 {
-	return (const char *)&own_area - (const char *)__builtin_thread_pointer();
+	return (const char *)&own_area - (const char *)cidk__thread_pointer();
 }
 
 /* 1 if the calling thread reads its own area, 0 if it must fall back. */

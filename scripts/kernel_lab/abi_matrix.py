@@ -47,7 +47,16 @@ BPO = "trixie-backports"
 # The kernel lab's lines, as make check-kernels runs them (oldest first).
 LINES = ["bookworm", "trixie", f"{BPO}/6.18", f"{BPO}/6.19", f"{BPO}/7.0",
          f"{BPO}/7.1", f"{BPO}/7.2", f"{BPO}/7.3", "sid", "experimental"]
-ARCHES = ["x86_64", "arm64"]
+ARCHES = ["x86_64", "arm64", "riscv64", "ppc64le", "s390x"]
+# The lines of each architecture (make check-kernels boots them; the data
+# file must hold each).  riscv64, ppc64le, s390x: the Debian lines this
+# machine's mirror serves (docs/kernels.md): trixie's 6.12.117 ppc64el and
+# s390x packages and every 7.3.4 backport of the three answer 404, so
+# ppc64le and s390x take trixie's 6.12.107 and experimental's 7.3 rc, and
+# riscv64 (not in bookworm, not in experimental) has no 7.3 here.
+NEW_LINES = ["bookworm", "trixie/6.12.107", "sid", "experimental"]
+LINES_OF = {"x86_64": LINES, "arm64": LINES, "riscv64": ["trixie", "sid"],
+            "ppc64le": NEW_LINES, "s390x": NEW_LINES}
 # The columns of the table: the checks, in cidkit abi --list order.
 CHECKS = ["register", "ids", "abort-preempt", "abort-migrate", "abort-signal",
           "cpu-id-start", "mm-cid", "membarrier-rseq", "slice-ext", "probe"]
@@ -212,7 +221,8 @@ def differences(data, result, arch):
 
 # ---- the table ----------------------------------------------------------
 
-ARCH_NAME = {"x86_64": "x86-64", "arm64": "arm64"}
+ARCH_NAME = {"x86_64": "x86-64", "arm64": "arm64", "riscv64": "riscv64",
+             "ppc64le": "ppc64le", "s390x": "s390x"}
 # The cell of a check a run lacks (LATER: recorded before the check existed).
 NOT_RUN = "-"
 

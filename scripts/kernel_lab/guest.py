@@ -54,7 +54,20 @@ QEMU = {
                   # pauth-impdef: QEMU's own pointer-auth hash, much faster
                   # under TCG than the architected QARMA one
                   cpu="max,pauth-impdef=on", console="ttyAMA0"),
+    # virt with OpenSBI (QEMU's -bios default) as the SBI firmware
+    "riscv64": dict(bin="qemu-system-riscv64", machine="virt", cpu="rv64",
+                    console="ttyS0"),
+    # pseries (SLOF); POWER9, which every ppc64el kernel runs on
+    "ppc64le": dict(bin="qemu-system-ppc64", machine="pseries", cpu="power9",
+                    console="hvc0"),
+    # the SCLP line console; -kernel is IPLed directly
+    "s390x": dict(bin="qemu-system-s390x", machine="s390-ccw-virtio",
+                  cpu="max", console="ttysclp0"),
 }
+
+# Meson cross files (scripts/kernel_lab/*.ini) of the guests not like the host.
+CROSS = {"arm64": "aarch64-linux-gnu.ini", "riscv64": "riscv64-linux-gnu.ini",
+         "ppc64le": "powerpc64le-linux-gnu.ini", "s390x": "s390x-linux-gnu.ini"}
 
 
 def guest_build_dir(arch):
@@ -73,8 +86,8 @@ def build_programs(arch):
         if not os.path.exists(os.path.join(d, "build.ninja")):
             args = ["meson", "setup", d, REPO, "-Dc_link_args=-static",
                     "-Dbuildtype=debugoptimized"]
-            if arch == "arm64":
-                args.append("--cross-file=" + os.path.join(HERE, "aarch64-linux-gnu.ini"))
+            if arch in CROSS:
+                args.append("--cross-file=" + os.path.join(HERE, CROSS[arch]))
             with open(log, "w") as f:
                 if subprocess.run(args, stdout=f, stderr=f).returncode:
                     raise LabError(f"cannot configure the {arch} guest build (see {log})")
@@ -90,7 +103,7 @@ def qemu_image(path, arch, workdir):
     QEMU loads a raw Image (and gzip), and the EFI zboot container only in
     newer versions, so a zboot image ('MZ' ... 'zimg') is unpacked here:
     its header gives the payload's offset, size and compression."""
-    if arch != "arm64":
+    if arch not in ("arm64", "riscv64"):
         return path
     with open(path, "rb") as f:
         head = f.read(64)

@@ -5,7 +5,7 @@ Everything lives under one cache folder (CIDKIT_KERNEL_CACHE, default
   apt/       apt.conf, sources.list, lists, status: apt's own state, private
   debs/      where apt-get download drops a package (deleted once extracted)
   images/PACKAGE_VERSION_ARCH/vmlinuz   the extracted image (and config-*)
-  busybox/ARCH/busybox                  busybox-static for the arm64 guest
+  busybox/ARCH/busybox                  busybox-static for the other guests
 The mirror is the first URI of the machine's own apt sources (read at run
 time, never written down); CIDKIT_KERNEL_MIRROR overrides it.  The
 machine's apt setup is never changed: every apt call gets APT_CONFIG.
@@ -13,7 +13,8 @@ machine's apt setup is never changed: every apt call gets APT_CONFIG.
 A kernel is found by suite, exact version, or line (see resolve()).  Since
 6.19 the image is in linux-binary-ABI-FLAVOUR, before in
 linux-image-ABI-FLAVOUR (6.1.0-50, 6.12.117+deb13, 7.3 in experimental);
-only the plain amd64 / arm64 flavours are used (not cloud, rt, 16k).
+only the plain flavour of each architecture is used (amd64, arm64,
+riscv64, powerpc64le, s390x: FLAVOUR; not cloud, rt, 16k, 64k).
 """
 import glob
 import os
@@ -24,11 +25,18 @@ import tempfile
 import time
 
 SUITES = ["bookworm", "trixie", "trixie-backports", "sid", "experimental"]
-DEB_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
+# The lab's architectures: Debian's name for each, and the plain flavour
+# of its kernel packages (linux-image-ABI-FLAVOUR).
+DEB_ARCH = {"x86_64": "amd64", "arm64": "arm64", "riscv64": "riscv64",
+            "ppc64le": "ppc64el", "s390x": "s390x"}
+FLAVOUR = {"x86_64": "amd64", "arm64": "arm64", "riscv64": "riscv64",
+           "ppc64le": "powerpc64le", "s390x": "s390x"}
+ARCH_OF_FLAVOUR = {f: a for a, f in FLAVOUR.items()}
 LISTS_MAX_AGE = 24 * 3600  # refresh the package lists once a day
 
 NAME_RE = re.compile(
-    r"^linux-(image|binary)-(\d+\.\d+(?:\.\d+)?(?:-\d+)?(?:\+deb\d+)?)-(amd64|arm64)$")
+    r"^linux-(image|binary)-(\d+\.\d+(?:\.\d+)?(?:-\d+)?(?:\+deb\d+)?)-(" +
+    "|".join(FLAVOUR.values()) + ")$")
 
 
 class LabError(Exception):
@@ -96,8 +104,9 @@ class Apt:
         for d in ("etc/parts", "lists/partial", "cache/archives/partial"):
             os.makedirs(os.path.join(self.dir, d), exist_ok=True)
         keyring = "/usr/share/keyrings/debian-archive-keyring.gpg"
+        arches = ",".join(DEB_ARCH.values())
         sources = "".join(
-            f"deb [arch=amd64,arm64 signed-by={keyring}] {mirror} {s} main\n"
+            f"deb [arch={arches} signed-by={keyring}] {mirror} {s} main\n"
             for s in SUITES)
         d = self.dir
         conf = f"""// written by scripts/kernel-lab; private to the kernel lab
@@ -112,7 +121,7 @@ Dir::State::status "{d}/status";
 Dir::Cache "{d}/cache";
 Dir::Cache::srcpkgcache "";
 APT::Architecture "amd64";
-APT::Architectures {{ "amd64"; "arm64"; }};
+APT::Architectures {{ {"".join(f'"{a}"; ' for a in DEB_ARCH.values())}}};
 APT::Sandbox::User "root";
 Acquire::Languages "none";
 Acquire::GzipIndexes "true";
@@ -121,7 +130,12 @@ Acquire::http::Timeout "20";
 // a fixed snapshot of sid/experimental may be past its Valid-Until
 Acquire::Check-Valid-Until "false";
 """
-        self._write(os.path.join(d, "etc", "sources.list"), sources)
+        if self._write(os.path.join(d, "etc", "sources.list"), sources):
+            # New architectures or suites: the lists must be fetched again.
+            try:
+                os.unlink(os.path.join(d, "updated"))
+            except OSError:
+                pass
         self._write(self.conf, conf)
         if not os.path.exists(os.path.join(d, "status")):
             self._write(os.path.join(d, "status"), "")
@@ -130,12 +144,13 @@ Acquire::Check-Valid-Until "false";
     def _write(path, text):
         try:
             if open(path).read() == text:
-                return
+                return False
         except OSError:
             pass
         with open(path + ".tmp", "w") as f:
             f.write(text)
         os.replace(path + ".tmp", path)
+        return True
 
     def env(self):
         e = dict(os.environ, APT_CONFIG=self.conf, LC_ALL="C")
@@ -176,13 +191,14 @@ Acquire::Check-Valid-Until "false";
                 if l.startswith(("E:", "Err:", "W: Failed", "W: Some index"))]
 
     def index(self):
-        """Every plain amd64/arm64 kernel: dicts with suite, version (the
-        package's), upstream, abi, arch (x86_64|arm64), package."""
+        """Every plain-flavour kernel: dicts with suite, version (the
+        package's), upstream, abi, arch (a DEB_ARCH key), package."""
         r = self.run(["apt-cache", "pkgnames", "linux-"])
         names = [n for n in r.stdout.split() if NAME_RE.match(n)]
         if not names:
             return []
-        q = [n + (":arm64" if n.endswith("-arm64") else "") for n in names]
+        q = [n + ":" + DEB_ARCH[ARCH_OF_FLAVOUR[NAME_RE.match(n).group(3)]]
+             for n in names]
         r = self.run(["apt-cache", "madison"] + q)
         rows = {}
         for line in r.stdout.splitlines():
@@ -190,9 +206,9 @@ Acquire::Check-Valid-Until "false";
             if len(f) != 3 or not f[2].endswith("Packages"):
                 continue
             name = f[0].split(":")[0]
-            kind, abi, darch = NAME_RE.match(name).groups()
+            kind, abi, flavour = NAME_RE.match(name).groups()
             suite = f[2].split()[1].split("/")[0]
-            arch = "x86_64" if darch == "amd64" else "arm64"
+            arch = ARCH_OF_FLAVOUR[flavour]
             key = (suite, abi, arch, f[1])
             # Prefer linux-binary (6.19 on): linux-image is then a metapackage.
             if key in rows and rows[key]["kind"] == "binary":
@@ -243,15 +259,16 @@ Acquire::Check-Valid-Until "false";
             deb_tar = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", deb],
                                        stdout=subprocess.PIPE)
             tar = subprocess.run(
-                ["tar", "-x", "-C", tmp, "--wildcards", "./boot/vmlinuz-*",
-                 "./boot/config-*", "./boot/System.map-*",
-                 "./usr/lib/modules/*/vmlinuz", "./usr/lib/modules/*/config",
+                # ppc64el ships an ELF vmlinux (what pseries loads), the others a vmlinuz.
+                ["tar", "-x", "-C", tmp, "--wildcards",
+                 "./boot/vmlinu[xz]-*", "./boot/config-*", "./boot/System.map-*",
+                 "./usr/lib/modules/*/vmlinu[xz]", "./usr/lib/modules/*/config",
                  "./usr/lib/modules/*/System.map"],
                 stdin=deb_tar.stdout, stderr=subprocess.DEVNULL)
             deb_tar.stdout.close()
             deb_tar.wait()
-            found = (glob.glob(os.path.join(tmp, "boot", "vmlinuz-*")) +
-                     glob.glob(os.path.join(tmp, "usr/lib/modules/*/vmlinuz")))
+            found = (glob.glob(os.path.join(tmp, "boot", "vmlinu[xz]-*")) +
+                     glob.glob(os.path.join(tmp, "usr/lib/modules/*/vmlinu[xz]")))
             if len(found) != 1:
                 raise LabError(f"no kernel image in {os.path.basename(deb)} "
                                f"(tar {tar.returncode})")
@@ -274,7 +291,8 @@ Acquire::Check-Valid-Until "false";
 
     def busybox(self, arch):
         """A static busybox for the guest: the machine's own busybox-static
-        on x86_64, the arm64 package (bookworm's) through the private apt."""
+        on x86_64, the package of the guest's architecture through the
+        private apt."""
         if arch == "x86_64":
             for p in ("/bin/busybox", "/usr/bin/busybox"):
                 if os.path.exists(p) and "statically linked" in subprocess.run(

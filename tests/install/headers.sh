@@ -7,8 +7,9 @@
 #      -Werror;
 #   2. C++ calls the library (cxx_call.cc, with g++ and clang++, linked to
 #      libcidkit.so) and sees every public struct with C's layout;
-#   3. percpu.h's aarch64 critical sections compile and assemble with the
-#      cross compilers (percpu_use.c), one signature per descriptor;
+#   3. percpu.h's aarch64, riscv64, ppc64le and s390x critical sections
+#      compile and assemble with the cross compilers and clang
+#      (percpu_use.c), one signature per descriptor;
 #   4. mask.h's atomic bit operations compile, as C and as C++, to the
 #      instructions of the C11 _Atomic code they replaced (atomic_ref.c):
 #      making the header C++-safe cost the C path nothing.
@@ -73,6 +74,29 @@ for mode in "aarch64-linux-gnu-gcc -x c -std=c11 -pedantic" \
 		echo "signatures $sigs, descriptors $descs" >>"$tmp/err" &&
 		[ "$sigs" -gt 0 ] && [ "$sigs" -eq "$descs" ]
 	ok $? "percpu.h's aarch64 sections assemble: $mode" "$tmp/err"
+done
+
+# The same for riscv64, ppc64le and s390x (cidkit/arch/{riscv64,ppc64le,
+# s390x}.h): every operation compiles and assembles for each, and each
+# descriptor has its abort handler's signature word (riscv "csrw mhartid,
+# x0", ppc "twui r5,11" in little-endian bytes, s390 "trap4", big-endian)
+# in __rseq_failure: one per descriptor.
+for spec in "riscv64-linux-gnu:f1401073" "powerpc64le-linux-gnu:0b 00 e5 0f" \
+	"s390x-linux-gnu:b2 ff 0f ff"; do
+	t=${spec%%:*}
+	word=${spec#*:}
+	for mode in "$t-gcc -x c -std=c11 -pedantic" \
+		"clang --target=$t -x c -std=c11 -pedantic" \
+		"clang++ --target=$t -x c++ -std=c++17 -pedantic"; do
+		# shellcheck disable=SC2086
+		$mode -O2 $W -I"$SRC/include" -c "$HERE/percpu_use.c" -o "$tmp/x.o" >"$tmp/err" 2>&1 &&
+			sigs=$($t-objdump -d -j __rseq_failure "$tmp/x.o" | grep -c "$word") &&
+			descs=$(( $($t-objdump -h "$tmp/x.o" |
+				awk '$2 == "__rseq_cs" { print "0x" $3 }') / 32 )) &&
+			echo "signatures $sigs, descriptors $descs" >>"$tmp/err" &&
+			[ "$sigs" -gt 0 ] && [ "$sigs" -eq "$descs" ]
+		ok $? "percpu.h's ${t%%-*} sections assemble: $mode" "$tmp/err"
+	done
 done
 
 # Instructions of each function, without addresses or padding.

@@ -13,7 +13,7 @@ TAP out, one line per program plus the paths and the probe.
 What is expected comes from outside cidkit: the kernel's version from
 uname (mm_cid exists from Linux 6.3 on: "sched: Introduce per-memory-map
 concurrency ID", and rseq's feature size 28 with it), the architecture
-(cidkit has rseq critical sections on x86-64 and arm64: both must take
+(cidkit has rseq critical sections on x86-64, arm64, riscv64, ppc64le and s390x: each must take
 the rseq path and say so, unless the kernel breaks rseq's abort promise),
 the guest's CPU count.  A program's SKIP is
 accepted only where the kernel lacks the feature; a kernel that cannot be
@@ -153,7 +153,7 @@ def main():
     # cidkit's rseq critical sections exist for x86-64 and aarch64
     # (include/cidkit/arch/); elsewhere every operation takes the atomic
     # fallback.
-    has_sections = arch in ("x86_64", "arm64")
+    has_sections = arch in ("x86_64", "arm64", "riscv64", "ppc64le", "s390x")
     # ... unless the kernel breaks the abort promise: the probe must find
     # it and every operation take the atomic path.  What the matrix knows
     # is keyed by the release, which only the guest tells; the line's
@@ -233,6 +233,11 @@ def main():
            if excused else "")
         if not good_run:
             diag(text)
+        elif name in ("percpu_sums", "percpu_fence"):
+            # The abort counts (each phase's), for the record of each run.
+            for l in text.splitlines():
+                if re.match(r"^ok \d+ .*abort", l):
+                    diag(f"{name}: {l}")
 
     # Which path ran, as percpu_sums says it and as it must be here; on a
     # broken kernel, why() must name the broken promise and the kernel.

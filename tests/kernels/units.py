@@ -12,7 +12,10 @@ independent reference:
 - arm64 images: a gzip image and an EFI zboot image (MZ, 'zimg', payload
   offset and size, compression name: the layout of the kernel's
   drivers/firmware/efi/libstub/zboot-header.S) unpack to the raw Image,
-  and a raw Image is passed through untouched.
+  and a raw Image is passed through untouched;
+- package names: each architecture's plain flavour (Debian's names,
+  written out here by hand) maps to the lab's --arch, other flavours
+  (cloud, rt, 16k, 64k) to none.
 """
 import functools
 import gzip
@@ -27,7 +30,7 @@ sys.path.insert(0, sys.argv[1])
 from kernel_lab import abi_matrix, guest, kernels  # noqa: E402
 from tap import failures, ok  # noqa: E402
 
-print("1..14")
+print("1..15")
 
 VERSIONS = ["6.1.170-3", "6.1.176-1", "6.12.107-1", "6.12.117-1", "6.16.3-1~bpo13+1",
             "6.16.12-1~bpo13+1", "6.19.6-2~bpo13+1", "6.19.6-1", "6.19.14-1~bpo13+1",
@@ -109,6 +112,29 @@ with tempfile.TemporaryDirectory() as t:
 # The abi matrix's judgement (abi_matrix.differences), on a hand-made
 # matrix: kernel "k-broken" recorded twice (abort-preempt FAIL in both,
 # membarrier-rseq n/a then FAIL), kernel "k-good" once, all pass.
+# Debian's kernel package names (as the mirror lists them) and the lab arch
+# each must give; None: a flavour the lab does not boot.
+NAMES = {
+    "linux-image-6.1.0-50-amd64": "x86_64",
+    "linux-binary-7.2.13+deb14-arm64": "arm64",
+    "linux-image-6.12.117+deb13-riscv64": "riscv64",
+    "linux-binary-7.3-powerpc64le": "ppc64le",
+    "linux-image-6.1.0-50-s390x": "s390x",
+    "linux-image-6.1.0-50-cloud-amd64": None,
+    "linux-binary-7.2.13+deb14-rt-arm64": None,
+    "linux-image-6.12.117+deb13-arm64-16k": None,
+    "linux-image-6.12.117+deb13-powerpc64le-64k": None,
+}
+got = {}
+for n in NAMES:
+    m = kernels.NAME_RE.match(n)
+    got[n] = kernels.ARCH_OF_FLAVOUR[m.group(3)] if m else None
+ok(got == NAMES and sorted(kernels.DEB_ARCH) == sorted(kernels.FLAVOUR),
+   "package names: each plain flavour maps to its --arch, other flavours to none")
+if got != NAMES:
+    print("# " + repr({k: v for k, v in got.items() if NAMES[k] != v}))
+
+
 def run_of(kernel, run, verdicts):
     # the probe's row follows the abort checks (abi_matrix.probe_expected):
     # FAIL where one of them FAILed, unless the case says otherwise

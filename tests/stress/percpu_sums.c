@@ -86,7 +86,10 @@
 #endif
 
 #if defined(__GNUC__) &&                                                      \
-	(defined(__x86_64__) || (defined(__aarch64__) && !defined(__AARCH64EB__)))
+	(defined(__x86_64__) || (defined(__aarch64__) && !defined(__AARCH64EB__)) || \
+	 (defined(__riscv) && __riscv_xlen == 64) ||                          \
+	 (defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)) ||            \
+	 defined(__s390x__))
 #define TEST_ARCH_RSEQ 1
 #else
 #define TEST_ARCH_RSEQ 0

@@ -28,6 +28,11 @@
 
 #include "tap.h"
 
+/* glibc 2.36 has no riscv RSEQ_SIG: the kernel selftests' rseq-riscv.h value. */
+#if !defined(RSEQ_SIG) && defined(__riscv)
+#define RSEQ_SIG 0xf1401073
+#endif
+
 struct rseq_cs_desc {
 	uint32_t version, flags;
 	uint64_t start_ip, post_commit_offset, abort_ip;

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit/arch/ppc64le.h - the 64-bit little-endian POWER (ELFv2) rseq
+ * critical sections behind cidkit/percpu.h (GCC or Clang).  Internal:
+ * include <cidkit/percpu.h>, which includes this header there; alone it
+ * compiles to nothing elsewhere.  It provides the first four sections
+ * cidkit/arch/x86_64.h lists, with the same results; the issue-37
+ * operations come from cidkit/arch/unported.h (-ENOSYS) until written.
+ *
+ * The powerpc rules of the rseq ABI, as this file keeps them (public
+ * sources: the kernel's tools/testing/selftests/rseq/rseq-ppc.h, with
+ * "rseq/selftests: Provide powerpc" of the rseq series, Linux 4.18;
+ * librseq's include/rseq/arch/ppc.h; glibc's
+ * sysdeps/unix/sysv/linux/powerpc/bits/rseq.h):
+ *  - the signature: 0x0fe5000b, "twui r5,11" (a trap), a 4-byte word in
+ *    native byte order right before each abort handler (on ppc64le the
+ *    bytes 0b 00 e5 0f: still that instruction); the handlers live in
+ *    section __rseq_failure and branch back with b (+-32 MiB);
+ *  - the descriptor (struct rseq_cs: version 0, flags 0, start_ip,
+ *    post_commit_offset, abort_ip) is 32-byte aligned in section
+ *    __rseq_cs, its address also in __rseq_cs_ptr_array; it is stored
+ *    with one 64-bit std into the area's rseq_cs field before start_ip
+ *    (label 1).  Its address is formed PC-relative -- bcl 20,31 (the form
+ *    that leaves the return-address predictor alone), mflr, addis/addi
+ *    with @ha/@l of the distance -- where librseq loads the absolute
+ *    address (lis/ori @highest...): no text relocation in a shared
+ *    library, no dependence on r2 (the TOC pointer inline assembly cannot
+ *    count on).  The link register is therefore clobbered;
+ *  - the thread pointer is r13 (the 64-bit ABI's; GCC 12 has no
+ *    __builtin_thread_pointer here: cidk__thread_pointer() in
+ *    cidkit/rseq.h reads the register);
+ *  - the index: the add reads it inside the section (lwz, compared
+ *    unsigned with cmplw); the compare-and-store and pop re-check the
+ *    index read before (cmpw against @i) inside the section;
+ *  - the commit is one store, the last instruction of the section; POWER
+ *    has no memory add, so the add is ld, add, std (the commit); the
+ *    compare-and-store's store follows an lwsync (a release, as librseq's
+ *    release forms use), pop's is plain.
+ * Registers r17-r19 (call-saved: the compiler saves them) and cr7 are the
+ * sections' scratch; addresses are "b" operands (never r0, which reads as
+ * 0 in a base position).
+ */
+#ifndef CIDKIT_ARCH_PPC64LE_H
+#define CIDKIT_ARCH_PPC64LE_H
+
+#if defined(__powerpc64__) && defined(__GNUC__) && \
+	defined(__LITTLE_ENDIAN__)
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CIDK_PERCPU_HAVE_RSEQ 1
+
+/* The signature before every abort handler (twui r5,11). */
+#define CIDK_PERCPU_RSEQ_SIG 0x0fe5000bu
+
+#ifndef CIDK__PERCPU_INLINE
+#define CIDK__PERCPU_INLINE static inline __attribute__((always_inline))
+#endif
+
+/*
+ * The descriptor (label 3), its address (PC-relative through label 9)
+ * stored into rseq_cs by @store (an std of r17), then start_ip (label 1).
+ */
+#define CIDK__PERCPU_PPC_ARM(store)                                           \
+	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
+	".balign 32\n"                                                        \
+	"3:\n\t"                                                              \
+	".long 0, 0\n\t"                                                      \
+	".quad 1f, 2f - 1f, 4f\n\t"                                           \
+	".popsection\n\t"                                                     \
+	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"                        \
+	".quad 3b\n\t"                                                        \
+	".popsection\n\t"                                                     \
+	"bcl 20, 31, 9f\n"                                                    \
+	"9:\n\t"                                                              \
+	"mflr %%r17\n\t"                                                      \
+	"addis %%r17, %%r17, (3b - 9b)@ha\n\t"                                \
+	"addi %%r17, %%r17, (3b - 9b)@l\n\t"                                  \
+	store "\n"                                                            \
+	"1:\n\t"
+
+/*
+ * post_commit_ip (label 2), then the signature and the abort handler
+ * (label 4) in __rseq_failure, which branches to the C label @aborted.
+ */
+#define CIDK__PERCPU_PPC_END                                                  \
+	"2:\n\t"                                                              \
+	".pushsection __rseq_failure, \"ax\"\n\t"                             \
+	".balign 4\n\t"                                                       \
+	".long 0x0fe5000b\n"                                                  \
+	"4:\n\t"                                                              \
+	"b %l[aborted]\n\t"                                                   \
+	".popsection\n\t"
+
+#define CIDK__PERCPU_PPC_CLOBBERS "r17", "r18", "r19", "cr7", "lr", "memory"
+
+/*
+ * The add: the index (loaded by @ix_load into r18) read inside the
+ * section, bounds-checked against @n, times the stride is the copy's
+ * offset from @base; load, add, store (the commit).
+ */
+#define CIDK__PERCPU_PPC_ADD(cs_store, ix_load)                               \
+	CIDK__PERCPU_PPC_ARM(cs_store)                                        \
+	ix_load "\n\t"                                                        \
+	"cmplw %%cr7, %%r18, %[n]\n\t"                                        \
+	"bge- %%cr7, %l[range]\n\t"                                           \
+	"mulld %%r18, %%r18, %[stride]\n\t"                                   \
+	"ldx %%r19, %[base], %%r18\n\t"                                       \
+	"add %%r19, %%r19, %[d]\n\t"                                          \
+	"stdx %%r19, %[base], %%r18\n\t"                                      \
+	CIDK__PERCPU_PPC_END
+
+/* The add's statement, for the index at offset @off of the area @a. */
+#define CIDK__PERCPU_PPC_ADD_ASM(off)                                         \
+	__asm__ goto(CIDK__PERCPU_PPC_ADD("std %%r17, 8(%[a])",               \
+					  "lwz %%r18, " off "(%[a])")         \
+		     : : [a] "b"(a), [n] "r"(n), [stride] "r"(stride),        \
+		       [base] "b"(base), [d] "r"(delta)                       \
+		     : CIDK__PERCPU_PPC_CLOBBERS : aborted, range)
+
+/* Returns 0 (added), -1 (aborted: retry) or -ERANGE (index >= @n). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add(char *base, size_t stride,
+					    unsigned int n, intptr_t delta,
+					    ptrdiff_t rs, int mm_cid)
+{
+	char *a = (char *)cidk__thread_pointer() + rs;
+
+	if (mm_cid)
+		CIDK__PERCPU_PPC_ADD_ASM("24");
+	else
+		CIDK__PERCPU_PPC_ADD_ASM("4");
+	return 0;
+aborted:
+	return -1;
+range:
+	return -ERANGE;
+}
+
+/*
+ * The same add with the fields' offsets from the thread pointer in
+ * registers (@cs: rseq_cs, @ix: the index), as a cidk_percpu_counter
+ * keeps them (indexed addressing from r13: one statement for both
+ * indexings).
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add_at(unsigned char *base,
+					       size_t stride, unsigned int n,
+					       intptr_t delta, ptrdiff_t cs,
+					       ptrdiff_t ix)
+{
+	__asm__ goto(CIDK__PERCPU_PPC_ADD("stdx %%r17, %%r13, %[cs]",
+					  "lwzx %%r18, %%r13, %[ix]")
+		     : : [cs] "r"(cs), [ix] "r"(ix), [n] "r"(n),
+		       [stride] "r"(stride), [base] "b"(base), [d] "r"(delta)
+		     : CIDK__PERCPU_PPC_CLOBBERS : aborted, range);
+	return 0;
+aborted:
+	return -1;
+range:
+	return -ERANGE;
+}
+
+/*
+ * Arm, then compare the index at offset @off of the area @a with @i (the
+ * one the caller read before) and leave to @moved when it changed.
+ */
+#define CIDK__PERCPU_PPC_BEGIN(off)                                           \
+	CIDK__PERCPU_PPC_ARM("std %%r17, 8(%[a])")                            \
+	"lwz %%r18, " off "(%[a])\n\t"                                        \
+	"cmpw %%cr7, %%r18, %[i]\n\t"                                         \
+	"bne- %%cr7, %l[moved]\n\t"
+
+#define CIDK__PERCPU_PPC_CMPEQV_ASM(off)                                      \
+	__asm__ goto(CIDK__PERCPU_PPC_BEGIN(off)                              \
+		     "ld %%r18, 0(%[v])\n\t"                                  \
+		     "cmpd %%cr7, %%r18, %[e]\n\t"                            \
+		     "bne- %%cr7, %l[differs]\n\t"                            \
+		     "lwsync\n\t"                                             \
+		     "std %[nv], 0(%[v])\n\t"                                 \
+		     CIDK__PERCPU_PPC_END                                     \
+		     : : [a] "b"(a), [i] "r"(i), [v] "b"(v), [e] "r"(expect), \
+		       [nv] "r"(newv)                                         \
+		     : CIDK__PERCPU_PPC_CLOBBERS : aborted, moved, differs)
+
+/*
+ * if (*v == expect) *v = newv (the store, after an lwsync, commits).
+ * Returns 0 (stored), 1 (*v differed), -1 (aborted) or -2 (the index is
+ * no longer @i); a result other than 0 stored nothing.
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cmpeqv_storev(intptr_t *v,
+						      intptr_t expect,
+						      intptr_t newv,
+						      unsigned int i,
+						      ptrdiff_t rs, int mm_cid)
+{
+	char *a = (char *)cidk__thread_pointer() + rs;
+
+	if (mm_cid)
+		CIDK__PERCPU_PPC_CMPEQV_ASM("24");
+	else
+		CIDK__PERCPU_PPC_CMPEQV_ASM("4");
+	return 0;
+differs:
+	return 1;
+aborted:
+	return -1;
+moved:
+	return -2;
+}
+
+/*
+ * Pop: head = *v; if (!head) leave; *v = head->next (the commit); then,
+ * after the section, *out = head (a store the kernel never restarts).
+ */
+#define CIDK__PERCPU_PPC_POP_ASM(off)                                         \
+	__asm__ goto(CIDK__PERCPU_PPC_BEGIN(off)                              \
+		     "ld %%r18, 0(%[v])\n\t"                                  \
+		     "cmpdi %%cr7, %%r18, 0\n\t"                              \
+		     "beq- %%cr7, %l[empty]\n\t"                              \
+		     "ld %%r19, 0(%%r18)\n\t"                                 \
+		     "std %%r19, 0(%[v])\n\t"                                 \
+		     CIDK__PERCPU_PPC_END                                     \
+		     "std %%r18, 0(%[out])\n\t"                               \
+		     : : [a] "b"(a), [i] "r"(i), [v] "b"(v), [out] "b"(out)   \
+		     : CIDK__PERCPU_PPC_CLOBBERS : aborted, moved, empty)
+
+/* Returns 0 (popped into *@out), 1 (empty), -1 (aborted), -2 (moved). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_pop(intptr_t *v, intptr_t *out,
+					    unsigned int i, ptrdiff_t rs,
+					    int mm_cid)
+{
+	char *a = (char *)cidk__thread_pointer() + rs;
+
+	if (mm_cid)
+		CIDK__PERCPU_PPC_POP_ASM("24");
+	else
+		CIDK__PERCPU_PPC_POP_ASM("4");
+	return 0;
+empty:
+	return 1;
+aborted:
+	return -1;
+moved:
+	return -2;
+}
+
+/* The issue-37 operations: not written for this architecture yet. */
+#include <cidkit/arch/unported.h>
+
+#endif /* __powerpc64__ && __GNUC__ && __LITTLE_ENDIAN__ */
+
+#endif /* CIDKIT_ARCH_PPC64LE_H */

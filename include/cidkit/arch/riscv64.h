@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit/arch/riscv64.h - the RISC-V 64-bit rseq critical sections behind
+ * cidkit/percpu.h (little-endian rv64, GCC or Clang).  Internal: include
+ * <cidkit/percpu.h>, which includes this header there; alone it compiles
+ * to nothing elsewhere.  It provides the first four sections
+ * cidkit/arch/x86_64.h lists, with the same results; the issue-37
+ * operations come from cidkit/arch/unported.h (-ENOSYS) until written.
+ *
+ * The RISC-V rules of the rseq ABI, as this file keeps them (public
+ * sources: the kernel's tools/testing/selftests/rseq/rseq-riscv.h, added
+ * with "rseq/selftests: Add support for RISC-V", Linux 5.17; librseq's
+ * include/rseq/arch/riscv.h; glibc's sysdeps/unix/sysv/linux/riscv/bits/rseq.h):
+ *  - the signature: 0xf1401073, "csrw mhartid, x0" (an instruction that
+ *    traps in every mode: RISC-V's ebreak has no immediate to tell it
+ *    apart), emitted as a 4-byte-aligned word right before each abort
+ *    handler, which lives in section __rseq_failure and leaves with
+ *    "jump label, t6" (auipc + jalr: +-2 GiB, so that a large static
+ *    binary cannot put the handler out of a jal's +-1 MiB);
+ *  - the descriptor (struct rseq_cs: version 0, flags 0, start_ip,
+ *    post_commit_offset, abort_ip) is 32-byte aligned in section
+ *    __rseq_cs, its address also in __rseq_cs_ptr_array; its address is
+ *    formed PC-relative (lla: auipc + addi, no GOT) and stored with one
+ *    64-bit sd into the area's rseq_cs field before start_ip (label 1);
+ *  - the thread pointer is register tp (__builtin_thread_pointer());
+ *  - the index: the add reads it inside the section with lwu (zero-
+ *    extended, compared unsigned with @n); the compare-and-store and pop
+ *    re-check the index read before with lw against @i passed sign-
+ *    extended, as the RV64 ABI keeps 32-bit values in registers;
+ *  - the commit is one store, the last instruction of the section; RISC-V
+ *    has no memory add, so the add is ld, add, sd (the commit); the
+ *    compare-and-store's store is preceded by "fence rw, w" (a release,
+ *    as librseq's release forms and x86's ordered stores give), pop's is
+ *    plain.
+ * Registers t4-t6 are the sections' scratch (clobbered).  The linker may
+ * relax code around the sections; the descriptor's "2f - 1f" is then a
+ * pair of ADD64/SUB64 relocations, which it keeps right.
+ */
+#ifndef CIDKIT_ARCH_RISCV64_H
+#define CIDKIT_ARCH_RISCV64_H
+
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__GNUC__)
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CIDK_PERCPU_HAVE_RSEQ 1
+
+/* The signature before every abort handler (csrw mhartid, x0). */
+#define CIDK_PERCPU_RSEQ_SIG 0xf1401073u
+
+#ifndef CIDK__PERCPU_INLINE
+#define CIDK__PERCPU_INLINE static inline __attribute__((always_inline))
+#endif
+
+/*
+ * The descriptor (label 3), its address stored into rseq_cs at @cs_op
+ * (a memory operand), then start_ip (label 1).
+ */
+#define CIDK__PERCPU_RV_ARM(cs_op)                                            \
+	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
+	".balign 32\n"                                                        \
+	"3:\n\t"                                                              \
+	".long 0, 0\n\t"                                                      \
+	".quad 1f, 2f - 1f, 4f\n\t"                                           \
+	".popsection\n\t"                                                     \
+	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"                        \
+	".quad 3b\n\t"                                                        \
+	".popsection\n\t"                                                     \
+	"lla t6, 3b\n\t"                                                      \
+	"sd t6, " cs_op "\n"                                                  \
+	"1:\n\t"
+
+/*
+ * post_commit_ip (label 2), then the signature and the abort handler
+ * (label 4) in __rseq_failure, which jumps to the C label @aborted.
+ */
+#define CIDK__PERCPU_RV_END                                                   \
+	"2:\n\t"                                                              \
+	".pushsection __rseq_failure, \"ax\"\n\t"                             \
+	".balign 4\n\t"                                                       \
+	".long 0xf1401073\n"                                                  \
+	"4:\n\t"                                                              \
+	"jump %l[aborted], t6\n\t"                                            \
+	".popsection\n\t"
+
+/*
+ * The add: the index (lwu through @ix_op) read inside the section,
+ * bounds-checked against @n, times the stride plus the base is the copy;
+ * load, add, store (the commit).
+ */
+#define CIDK__PERCPU_RV_ADD(cs_op, ix_op)                                     \
+	CIDK__PERCPU_RV_ARM(cs_op)                                            \
+	"lwu t5, " ix_op "\n\t"                                               \
+	"bgeu t5, %[n], %l[range]\n\t"                                        \
+	"mul t5, t5, %[stride]\n\t"                                           \
+	"add t5, t5, %[base]\n\t"                                             \
+	"ld t4, 0(t5)\n\t"                                                    \
+	"add t4, t4, %[d]\n\t"                                                \
+	"sd t4, 0(t5)\n\t"                                                    \
+	CIDK__PERCPU_RV_END
+
+/* The add's statement, for the index at offset @off of the area @a. */
+#define CIDK__PERCPU_RV_ADD_ASM(off)                                          \
+	__asm__ goto(CIDK__PERCPU_RV_ADD("8(%[a])", off "(%[a])")              \
+		     : : [a] "r"(a), [n] "r"((uintptr_t)n),                   \
+		       [stride] "r"(stride), [base] "r"(base), [d] "r"(delta) \
+		     : "t4", "t5", "t6", "memory" : aborted, range)
+
+/* Returns 0 (added), -1 (aborted: retry) or -ERANGE (index >= @n). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add(char *base, size_t stride,
+					    unsigned int n, intptr_t delta,
+					    ptrdiff_t rs, int mm_cid)
+{
+	char *a = (char *)__builtin_thread_pointer() + rs;
+
+	if (mm_cid)
+		CIDK__PERCPU_RV_ADD_ASM("24");
+	else
+		CIDK__PERCPU_RV_ADD_ASM("4");
+	return 0;
+aborted:
+	return -1;
+range:
+	return -ERANGE;
+}
+
+/*
+ * The same add with the fields' offsets from the thread pointer (@cs:
+ * rseq_cs, @ix: the index), as a cidk_percpu_counter keeps them: the two
+ * addresses are formed before the section, one statement serves both
+ * indexings.
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add_at(unsigned char *base,
+					       size_t stride, unsigned int n,
+					       intptr_t delta, ptrdiff_t cs,
+					       ptrdiff_t ix)
+{
+	char *tp = (char *)__builtin_thread_pointer();
+
+	__asm__ goto(CIDK__PERCPU_RV_ADD("0(%[csp])", "0(%[ixp])")
+		     : : [csp] "r"(tp + cs), [ixp] "r"(tp + ix),
+		       [n] "r"((uintptr_t)n), [stride] "r"(stride),
+		       [base] "r"(base), [d] "r"(delta)
+		     : "t4", "t5", "t6", "memory" : aborted, range);
+	return 0;
+aborted:
+	return -1;
+range:
+	return -ERANGE;
+}
+
+/*
+ * Arm, then compare the index at offset @off of the area @a with @i (the
+ * one the caller read before, sign-extended as lw loads) and leave to
+ * @moved when it changed.
+ */
+#define CIDK__PERCPU_RV_BEGIN(off)                                            \
+	CIDK__PERCPU_RV_ARM("8(%[a])")                                        \
+	"lw t5, " off "(%[a])\n\t"                                            \
+	"bne t5, %[i], %l[moved]\n\t"
+
+#define CIDK__PERCPU_RV_CMPEQV_ASM(off)                                       \
+	__asm__ goto(CIDK__PERCPU_RV_BEGIN(off)                               \
+		     "ld t5, 0(%[v])\n\t"                                     \
+		     "bne t5, %[e], %l[differs]\n\t"                          \
+		     "fence rw, w\n\t"                                        \
+		     "sd %[nv], 0(%[v])\n\t"                                  \
+		     CIDK__PERCPU_RV_END                                      \
+		     : : [a] "r"(a), [i] "r"((intptr_t)(int32_t)i), [v] "r"(v), \
+		       [e] "r"(expect), [nv] "r"(newv)                        \
+		     : "t4", "t5", "t6", "memory" : aborted, moved, differs)
+
+/*
+ * if (*v == expect) *v = newv (the store, after a release fence,
+ * commits).  Returns 0 (stored), 1 (*v differed), -1 (aborted) or -2 (the
+ * index is no longer @i); a result other than 0 stored nothing.
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cmpeqv_storev(intptr_t *v,
+						      intptr_t expect,
+						      intptr_t newv,
+						      unsigned int i,
+						      ptrdiff_t rs, int mm_cid)
+{
+	char *a = (char *)__builtin_thread_pointer() + rs;
+
+	if (mm_cid)
+		CIDK__PERCPU_RV_CMPEQV_ASM("24");
+	else
+		CIDK__PERCPU_RV_CMPEQV_ASM("4");
+	return 0;
+differs:
+	return 1;
+aborted:
+	return -1;
+moved:
+	return -2;
+}
+
+/*
+ * Pop: head = *v; if (!head) leave; *v = head->next (the commit); then,
+ * after the section, *out = head (a store the kernel never restarts).
+ */
+#define CIDK__PERCPU_RV_POP_ASM(off)                                          \
+	__asm__ goto(CIDK__PERCPU_RV_BEGIN(off)                               \
+		     "ld t5, 0(%[v])\n\t"                                     \
+		     "beqz t5, %l[empty]\n\t"                                 \
+		     "ld t4, 0(t5)\n\t"                                       \
+		     "sd t4, 0(%[v])\n\t"                                     \
+		     CIDK__PERCPU_RV_END                                      \
+		     "sd t5, 0(%[out])\n\t"                                   \
+		     : : [a] "r"(a), [i] "r"((intptr_t)(int32_t)i), [v] "r"(v), \
+		       [out] "r"(out)                                         \
+		     : "t4", "t5", "t6", "memory" : aborted, moved, empty)
+
+/* Returns 0 (popped into *@out), 1 (empty), -1 (aborted), -2 (moved). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_pop(intptr_t *v, intptr_t *out,
+					    unsigned int i, ptrdiff_t rs,
+					    int mm_cid)
+{
+	char *a = (char *)__builtin_thread_pointer() + rs;
+
+	if (mm_cid)
+		CIDK__PERCPU_RV_POP_ASM("24");
+	else
+		CIDK__PERCPU_RV_POP_ASM("4");
+	return 0;
+empty:
+	return 1;
+aborted:
+	return -1;
+moved:
+	return -2;
+}
+
+/* The issue-37 operations: not written for this architecture yet. */
+#include <cidkit/arch/unported.h>
+
+#endif /* __riscv && __riscv_xlen == 64 && __GNUC__ */
+
+#endif /* CIDKIT_ARCH_RISCV64_H */

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cidkit/arch/s390x.h - the IBM Z (s390x, 64-bit, big-endian) rseq
+ * critical sections behind cidkit/percpu.h (GCC or Clang).  Internal:
+ * include <cidkit/percpu.h>, which includes this header there; alone it
+ * compiles to nothing elsewhere.  It provides the first four sections
+ * cidkit/arch/x86_64.h lists, with the same results; the issue-37
+ * operations come from cidkit/arch/unported.h (-ENOSYS) until written.
+ *
+ * The s390 rules of the rseq ABI, as this file keeps them (public
+ * sources: the kernel's tools/testing/selftests/rseq/rseq-s390.h, from
+ * "rseq/selftests: add s390 support", Linux 4.20; librseq's
+ * include/rseq/arch/s390.h; glibc's sysdeps/unix/sysv/linux/s390/bits/rseq.h):
+ *  - the signature: 0xB2FF0FFF, "trap4 4095(%r0)" (Linux never enables
+ *    what would let it run: it always traps), a 4-byte word right before
+ *    each abort handler; the handlers live in section __rseq_failure and
+ *    branch back with jg (brcl: +-4 GiB);
+ *  - the descriptor (struct rseq_cs: version 0, flags 0, start_ip,
+ *    post_commit_offset, abort_ip) is 32-byte aligned in section
+ *    __rseq_cs, its address also in __rseq_cs_ptr_array; its address is
+ *    formed PC-relative (larl) and stored into the area's rseq_cs field
+ *    with one 64-bit stg before start_ip (label 1);
+ *  - big-endian: struct rseq's rseq_cs is a 64-bit field at offset 8
+ *    (the uapi's __u64 since "rseq: Remove broken uapi field layout on
+ *    32-bit little endian", Linux 6.0, which dropped the ptr32 union that
+ *    only 32-bit ABIs had), so the 64-bit store is the whole field on
+ *    either byte order; a 32-bit store there would fill its high half.
+ *    cpu_id (offset 4) and mm_cid (24) are 32-bit fields read with 32-bit
+ *    loads; the signature and the descriptor are emitted in native order
+ *    (.long, .quad), as the kernel reads them;
+ *  - the thread pointer: access registers a0 (high half) and a1 (low
+ *    half), which __builtin_thread_pointer() reads (ear, sllg, ear);
+ *  - the index: the add reads it inside the section (llgf, compared
+ *    unsigned with clgr); the compare-and-store and pop re-check the index
+ *    read before (c against @i) inside the section;
+ *  - the commit is one store, the last instruction of the section; the
+ *    add is lg, agr, stg (the commit; the interlocked laag would be an
+ *    atomic, which the section exists to avoid); z/Architecture keeps
+ *    stores in order (as x86 does), so the compare-and-store's plain
+ *    store is already a release; pop's commit is a plain store.
+ * Registers r0 and r1 are the sections' scratch (clobbered); addresses
+ * are "a" operands (never r0, which reads as 0 in a base position).
+ */
+#ifndef CIDKIT_ARCH_S390X_H
+#define CIDKIT_ARCH_S390X_H
+
+#if defined(__s390x__) && defined(__GNUC__)
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CIDK_PERCPU_HAVE_RSEQ 1
+
+/* The signature before every abort handler (trap4 4095(%r0)). */
+#define CIDK_PERCPU_RSEQ_SIG 0xb2ff0fffu
+
+#ifndef CIDK__PERCPU_INLINE
+#define CIDK__PERCPU_INLINE static inline __attribute__((always_inline))
+#endif
+
+/*
+ * The descriptor (label 3), its address stored into rseq_cs at @cs_op
+ * (a memory operand), then start_ip (label 1).
+ */
+#define CIDK__PERCPU_S390_ARM(cs_op)                                          \
+	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
+	".balign 32\n"                                                        \
+	"3:\n\t"                                                              \
+	".long 0, 0\n\t"                                                      \
+	".quad 1f, 2f - 1f, 4f\n\t"                                           \
+	".popsection\n\t"                                                     \
+	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"                        \
+	".quad 3b\n\t"                                                        \
+	".popsection\n\t"                                                     \
+	"larl %%r0, 3b\n\t"                                                   \
+	"stg %%r0, " cs_op "\n"                                               \
+	"1:\n\t"
+
+/*
+ * post_commit_ip (label 2), then the signature and the abort handler
+ * (label 4) in __rseq_failure, which jumps to the C label @aborted.
+ */
+#define CIDK__PERCPU_S390_END                                                 \
+	"2:\n\t"                                                              \
+	".pushsection __rseq_failure, \"ax\"\n\t"                             \
+	".balign 4\n\t"                                                       \
+	".long 0xb2ff0fff\n"                                                  \
+	"4:\n\t"                                                              \
+	"jg %l[aborted]\n\t"                                                  \
+	".popsection\n\t"
+
+/*
+ * The add: the index (llgf through @ix_op, zero-extended) read inside the
+ * section, bounds-checked against @n, times the stride is the copy's
+ * offset from @base; load, add, store (the commit).
+ */
+#define CIDK__PERCPU_S390_ADD(cs_op, ix_op)                                   \
+	CIDK__PERCPU_S390_ARM(cs_op)                                          \
+	"llgf %%r1, " ix_op "\n\t"                                            \
+	"clgr %%r1, %[n]\n\t"                                                 \
+	"jghe %l[range]\n\t"                                                  \
+	"msgr %%r1, %[stride]\n\t"                                            \
+	"lg %%r0, 0(%%r1, %[base])\n\t"                                       \
+	"agr %%r0, %[d]\n\t"                                                  \
+	"stg %%r0, 0(%%r1, %[base])\n\t"                                      \
+	CIDK__PERCPU_S390_END
+
+/* The add's statement, for the index at offset @off of the area @a. */
+#define CIDK__PERCPU_S390_ADD_ASM(off)                                        \
+	__asm__ goto(CIDK__PERCPU_S390_ADD("8(%[a])", off "(%[a])")            \
+		     : : [a] "a"(a), [n] "r"((uintptr_t)n),                   \
+		       [stride] "r"(stride), [base] "a"(base), [d] "r"(delta) \
+		     : "r0", "r1", "cc", "memory" : aborted, range)
+
+/* Returns 0 (added), -1 (aborted: retry) or -ERANGE (index >= @n). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add(char *base, size_t stride,
+					    unsigned int n, intptr_t delta,
+					    ptrdiff_t rs, int mm_cid)
+{
+	char *a = (char *)__builtin_thread_pointer() + rs;
+
+	if (mm_cid)
+		CIDK__PERCPU_S390_ADD_ASM("24");
+	else
+		CIDK__PERCPU_S390_ADD_ASM("4");
+	return 0;
+aborted:
+	return -1;
+range:
+	return -ERANGE;
+}
+
+/*
+ * The same add with the fields' offsets from the thread pointer in
+ * registers (@cs: rseq_cs, @ix: the index), as a cidk_percpu_counter
+ * keeps them (base + index addressing: one statement for both
+ * indexings).
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add_at(unsigned char *base,
+					       size_t stride, unsigned int n,
+					       intptr_t delta, ptrdiff_t cs,
+					       ptrdiff_t ix)
+{
+	__asm__ goto(CIDK__PERCPU_S390_ADD("0(%[cs], %[tp])", "0(%[ix], %[tp])")
+		     : : [tp] "a"(__builtin_thread_pointer()), [cs] "a"(cs),
+		       [ix] "a"(ix), [n] "r"((uintptr_t)n),
+		       [stride] "r"(stride), [base] "a"(base), [d] "r"(delta)
+		     : "r0", "r1", "cc", "memory" : aborted, range);
+	return 0;
+aborted:
+	return -1;
+range:
+	return -ERANGE;
+}
+
+/*
+ * Arm, then compare the index at offset @off of the area @a with @i (the
+ * one the caller read before) and leave to @moved when it changed.
+ */
+#define CIDK__PERCPU_S390_BEGIN(off)                                          \
+	CIDK__PERCPU_S390_ARM("8(%[a])")                                      \
+	"c %[i], " off "(%[a])\n\t"                                           \
+	"jgne %l[moved]\n\t"
+
+#define CIDK__PERCPU_S390_CMPEQV_ASM(off)                                     \
+	__asm__ goto(CIDK__PERCPU_S390_BEGIN(off)                             \
+		     "cg %[e], 0(%[v])\n\t"                                   \
+		     "jgne %l[differs]\n\t"                                   \
+		     "stg %[nv], 0(%[v])\n\t"                                 \
+		     CIDK__PERCPU_S390_END                                    \
+		     : : [a] "a"(a), [i] "r"(i), [v] "a"(v), [e] "r"(expect), \
+		       [nv] "r"(newv)                                         \
+		     : "r0", "r1", "cc", "memory" : aborted, moved, differs)
+
+/*
+ * if (*v == expect) *v = newv (the store commits; stores stay in order).
+ * Returns 0 (stored), 1 (*v differed), -1 (aborted) or -2 (the index is
+ * no longer @i); a result other than 0 stored nothing.
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cmpeqv_storev(intptr_t *v,
+						      intptr_t expect,
+						      intptr_t newv,
+						      unsigned int i,
+						      ptrdiff_t rs, int mm_cid)
+{
+	char *a = (char *)__builtin_thread_pointer() + rs;
+
+	if (mm_cid)
+		CIDK__PERCPU_S390_CMPEQV_ASM("24");
+	else
+		CIDK__PERCPU_S390_CMPEQV_ASM("4");
+	return 0;
+differs:
+	return 1;
+aborted:
+	return -1;
+moved:
+	return -2;
+}
+
+/*
+ * Pop: head = *v; if (!head) leave; *v = head->next (the commit); then,
+ * after the section, *out = head (a store the kernel never restarts).
+ */
+#define CIDK__PERCPU_S390_POP_ASM(off)                                        \
+	__asm__ goto(CIDK__PERCPU_S390_BEGIN(off)                             \
+		     "ltg %%r1, 0(%[v])\n\t"                                  \
+		     "jge %l[empty]\n\t"                                      \
+		     "lg %%r0, 0(%%r1)\n\t"                                   \
+		     "stg %%r0, 0(%[v])\n\t"                                  \
+		     CIDK__PERCPU_S390_END                                    \
+		     "stg %%r1, 0(%[out])\n\t"                                \
+		     : : [a] "a"(a), [i] "r"(i), [v] "a"(v), [out] "a"(out)   \
+		     : "r0", "r1", "cc", "memory" : aborted, moved, empty)
+
+/* Returns 0 (popped into *@out), 1 (empty), -1 (aborted), -2 (moved). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_pop(intptr_t *v, intptr_t *out,
+					    unsigned int i, ptrdiff_t rs,
+					    int mm_cid)
+{
+	char *a = (char *)__builtin_thread_pointer() + rs;
+
+	if (mm_cid)
+		CIDK__PERCPU_S390_POP_ASM("24");
+	else
+		CIDK__PERCPU_S390_POP_ASM("4");
+	return 0;
+empty:
+	return 1;
+aborted:
+	return -1;
+moved:
+	return -2;
+}
+
+/* The issue-37 operations: not written for this architecture yet. */
+#include <cidkit/arch/unported.h>
+
+#endif /* __s390x__ && __GNUC__ */
+
+#endif /* CIDKIT_ARCH_S390X_H */
