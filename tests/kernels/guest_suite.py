@@ -71,8 +71,7 @@ run rseq_mm_cid test_rseq_mm_cid
 run rseq_threads test_rseq_threads
 run percpu_sums env CIDK_EXPECT_PATH=%(path)s test_percpu_sums
 run percpu_fence env CIDK_EXPECT_PATH=%(path)s test_percpu_fence
-run percpu_ops env CIDK_EXPECT_PATH=%(path)s test_percpu_ops
-run slab percpu_slab 4 4 5000
+%(ops)s
 %(ops_stress)s
 for i in %(freelist_runs)s; do run freelist$i percpu_freelist 8 20 20000; done
 %(forced)s
@@ -87,6 +86,11 @@ FORCED = "run freelist_rseq env CIDK_PERCPU=rseq percpu_freelist 8 20 20000"
 # The issue-37 operations' stress (every kind aborted on the rseq path,
 # exact totals) needs tens of seconds under TCG to see an abort of each
 # kind: only when CIDK_GUEST_OPS_SECONDS is set (make check-kernels).
+OPS = ("run percpu_ops env CIDK_EXPECT_PATH=%(path)s test_percpu_ops\n"
+       "run slab percpu_slab 4 4 5000")
+# ... on the architectures they are ported to (riscv64, ppc64le and s390x
+# have today's four operations only: include/cidkit/arch/unported.h).
+OPS_PORTED = ("x86_64", "arm64")
 OPS_STRESS = ("run percpu_ops_stress env CIDK_EXPECT_PATH=%(path)s "
               "CIDK_TEST_SECONDS=%(secs)s test_percpu_ops_stress")
 
@@ -168,11 +172,13 @@ def main():
     ops_secs = os.environ.get("CIDK_GUEST_OPS_SECONDS", "")
     if not ops_secs.isdigit():
         ops_secs = ""
+    ported = arch in OPS_PORTED
     script = GUEST % {"path": want_cpu_path,
                       "freelist_runs": " ".join(str(i + 1) for i in range(FREELIST_RUNS)),
                       "forced": FORCED if has_sections and broken_kernel else "",
+                      "ops": OPS % {"path": want_cpu_path} if ported else "",
                       "ops_stress": OPS_STRESS % {"path": want_cpu_path, "secs": ops_secs}
-                      if ops_secs else ""}
+                      if ops_secs and ported else ""}
     cmd = [lab, "run", "--kernel", kernel, "--arch", arch,
            "--smp", str(cpus), "--timeout", "400", "--", "sh", "-c", script]
     boots = 1
@@ -214,6 +220,10 @@ def main():
     if ops_secs:
         tap_blocks.append("percpu_ops_stress")
     for name in tap_blocks:
+        if not ported and name.startswith("percpu_ops"):
+            ok(False, f"{name}: not run on {arch}",
+               f"TODO the issue-37 operations are not ported to {arch} yet")
+            continue
         text, rc = blocks.get(name, ("", -1))
         plan, skip, good, bad = tap_result(text)
         if skip is not None and plan == 0:
@@ -306,12 +316,15 @@ def main():
     # percpu_slab.c): every object in exactly one place after each round,
     # on the path this kernel must take.
     text, rc = blocks.get("slab", ("", -1))
+    if not ported:
+        text = ""
     mp = re.search(r"^path (\w+)", text, re.M)
     placed = re.search(r"(\d+) objects each in one place", text)
     ok(rc == 0 and placed is not None and mp is not None and mp.group(1) == want_cpu_path,
        f"percpu_slab 4 4 5000: exit {rc}, path {mp.group(1) if mp else '?'} "
-       f"(want {want_cpu_path}), {'objects in place' if placed else 'no placement line'}")
-    if rc != 0 or placed is None:
+       f"(want {want_cpu_path}), {'objects in place' if placed else 'no placement line'}",
+       "" if ported else f"TODO the issue-37 operations are not ported to {arch} yet")
+    if ported and (rc != 0 or placed is None):
         diag(text)
 
     # A short `cidkit stress` (docs/hunt.md): every invariant holds, each
