@@ -93,6 +93,13 @@ AUDIT = [
       ("\t\tif (own_cid(cpu_cid) >= max)\n"
        "\t\t\tcpu_cid = converge(mm, sh, cpu_cid, max);\n",
        "\t\t(void)converge;\n")]),
+    # issue 38's held-out class: the convergence search given a bound one
+    # past max_cids, so a switch-in may converge onto CID max_cids itself
+    ("audit-e", "lib/cid/ownership.c",
+     [("\t\t\ttcid = converge(mm, sh, tcid, max);\n",
+       "\t\t\ttcid = converge(mm, sh, tcid, max + 1);\n"),
+      ("\t\t\tcpu_cid = converge(mm, sh, cpu_cid, max);\n",
+       "\t\t\tcpu_cid = converge(mm, sh, cpu_cid, max + 1);\n")]),
 ]
 
 # Plants for the properties of check/props.c (tests/check/chkprop.sh): one
