@@ -121,6 +121,12 @@ int chk_xp_replay(struct chk_result *r)
 		return chk_xp_keep(r, &out);
 	}
 	out.step_cut |= out.starved; /* one schedule: cut, whatever the cycle */
+	/* the directive whose thread ran the execution's last step: its
+	 * last count comes after that step, when no pick asks for it */
+	while (X.ri < X.o->nreplay && !X.o->replay[X.ri].stop &&
+	       replay_done(&X.o->replay[X.ri], &X.t[X.o->replay[X.ri].tid],
+			   false))
+		replay_next();
 	if (X.ri < X.o->nreplay && !out.step_cut) {
 		if (!X.o->replay[X.ri].until) {
 			snprintf(r->why, sizeof(r->why),
