@@ -409,10 +409,19 @@ def pairs_for(policies, names, gen):
     return out
 
 
+def judge_args(path):
+    """A judge file's own options ("# judge-args: --preemptions 1"): a
+    scenario whose 2-switch search costs minutes where 1 switch kills."""
+    if not path.endswith(".scn") or not os.path.isfile(path):
+        return []
+    m = re.search(r"^# judge-args: (.*)$", open(path).read(), re.M)
+    return shlex.split(m.group(1)) if m else []
+
+
 def run_args(key, gen):
     kind, p, s = key
     if kind == "lib":
-        return ["--policy", p, "--scenario", s]
+        return ["--policy", p, "--scenario", s] + judge_args(s)
     return ["--generate", str(gen), "--seed", str(GEN_SEED), "--policy", p]
 
 
