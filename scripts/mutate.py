@@ -580,7 +580,8 @@ def cmd_run(a):
     build = os.path.abspath(a.build)
     muts = all_mutants()
     if a.ids:
-        ids = open(a.ids[1:]).read() if a.ids.startswith("@") else a.ids
+        ids = (open(a.ids[1:]).read() if a.ids.startswith("@") else
+               a.ids).strip()  # (a file's last newline is no id's)
         order = {k: i for i, k in enumerate(ids.split(","))}
         muts = sorted((m for m in muts if m["id"] in order),
                       key=lambda m: order[m["id"]])  # in the order given
