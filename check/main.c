@@ -875,8 +875,10 @@ int main(int argc, char **argv)
 	struct opts o;
 	int rc = parse(argc, argv, &o);
 
-	if (rc)
+	if (rc) {
+		free(o.trace_text);
 		return opt_status(rc);
+	}
 	if (o.merge)
 		return do_merge(&o);
 	if (o.list)
@@ -891,5 +893,7 @@ int main(int argc, char **argv)
 		return litmus_table(stdout, o.c.weak_bound) ? 1 : 0;
 	if (o.gen.n)
 		return gen_run(&o.gen, &o.c);
-	return do_check(&o);
+	rc = do_check(&o);
+	free(o.trace_text);
+	return rc;
 }

@@ -108,5 +108,7 @@ ok $? "... the message names the file and line"
 : >"$tmp/empty.trace"
 expect_usage_error "--from-trace of an empty file (no thread group)" check --from-trace "$tmp/empty.trace"
 expect_usage_error "--from-trace with --scenario" check --from-trace "$TRACES/tiny.trace" --scenario converge
+# (under ASan: the scenario text made before a later option's error is freed)
+expect_usage_error "--from-trace with --state-every-step, no --replay" check --from-trace "$TRACES/tiny.trace" --state-every-step
 
 done_testing
