@@ -16,11 +16,22 @@
 #   make check-kernels  the guest suite on every kernel line (6.1 to 7.3,
 #                sid, experimental) x x86_64 and arm64 under QEMU
 #                (docs/kernels.md; make check runs sid and bookworm)
+#   make hunt    cidkit stress in every kernel x arch x vCPUs x workload
+#                x seed, one guest per job (scripts/hunt.py; HUNT_JOBS=N
+#                guests at once with GNU parallel, default 1; HUNT_ARGS
+#                narrows it, e.g. "--kernels 6.19.8 --arches x86_64");
+#                docs/hunt.md
+#   make check-kernel-code  every checker scenario on the kernel's own
+#                mm_cid code beside the port, and with the 2026-03 fixes
+#                reverted (docs/check-kernel.md; about 8 minutes)
 
 BUILD ?= build
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap demo check check-kernels bench plots fuzz mutants clean
+HUNT_JOBS ?= 1
+HUNT_OUT ?= $(BUILD)/hunt
+
+.PHONY: all bootstrap demo check check-kernels check-kernel-code hunt bench plots fuzz mutants clean
 
 all: bootstrap
 	@scripts/build.sh $(BUILD)
@@ -41,6 +52,16 @@ mutants: all
 
 check-kernels: bootstrap
 	@scripts/check-kernels.sh
+
+# every scenario on the kernel's own mm_cid code beside the port, with the
+# 2026-03 fixes reverted (docs/check-kernel.md; about 8 minutes)
+check-kernel-code: all
+	@scripts/check-kernel-matrix $(BUILD)/cidkit --history
+
+hunt: bootstrap
+	@python3 scripts/hunt.py jobs --out $(HUNT_OUT) $(HUNT_ARGS) | \
+		if command -v parallel >/dev/null; then parallel -j$(HUNT_JOBS) --line-buffer; else sh; fi
+	@python3 scripts/hunt.py table $(HUNT_OUT)
 
 bench: all
 	@scripts/bench.sh $(BUILD)/cidkit

@@ -44,6 +44,11 @@ struct ctx {
 	int lock_ready;
 	alignas(64) _Atomic intptr_t shared;
 	alignas(64) intptr_t locked; /* guarded by lock */
+	/* the issue-37 rows: per copy w[0] the counter, w[1] a second word,
+	 * w[2] a list head, w[3] a pointer to a holder of &w[0] */
+	intptr_t (*holders)[2];
+	intptr_t (*nodes)[3]; /* list nodes, the link at offset 16 */
+	_Atomic long pairs;   /* pop+push pairs done */
 };
 
 struct alt {
@@ -142,6 +147,234 @@ static void loop_mutex(struct ctx *c, unsigned int iters)
 	}
 }
 
+
+/*
+ * The issue-37 operations, one row each, per indexing: each iteration
+ * adds exactly 1 to the copies' sum (w[0]), or counts one pop+push pair.
+ * An _on row reads the index, then runs the section (retried on -EAGAIN,
+ * as a caller does).
+ */
+#define OPS_OBJ (4 * sizeof(intptr_t))
+#define OPS_NODES 256
+
+static inline __attribute__((always_inline)) unsigned int
+ix_of(enum cidk_percpu_index idx, const struct ctx *c)
+{
+	int i = cidk_percpu_index_read(idx);
+
+	return i >= 0 && (unsigned int)i < c->pool->max_cids ? (unsigned int)i : 0;
+}
+
+static intptr_t *word(const struct ctx *c, unsigned int i, unsigned int k)
+{
+	return (intptr_t *)cidk_pool_ptr(c->pool, c->h, i) + k;
+}
+
+static void loop_add_on(struct ctx *c, enum cidk_percpu_index idx,
+			unsigned int iters)
+{
+	for (unsigned int n = 0; n < iters; n++)
+		while (cidk_percpu_add_on(c->pool, c->h, idx, ix_of(idx, c), 1))
+			;
+}
+
+static void loop_cmpeqv_relaxed(struct ctx *c, enum cidk_percpu_index idx,
+				unsigned int iters)
+{
+	for (unsigned int n = 0; n < iters; n++) {
+		unsigned int i;
+		intptr_t v;
+
+		do {
+			i = ix_of(idx, c);
+			v = __atomic_load_n(word(c, i, 0), __ATOMIC_RELAXED);
+		} while (cidk_percpu_cmpeqv_storev_relaxed_on(c->pool, c->h, idx,
+							      i, v, v + 1));
+	}
+}
+
+static void loop_cmpeqv2(struct ctx *c, enum cidk_percpu_index idx,
+			 unsigned int iters)
+{
+	for (unsigned int n = 0; n < iters; n++) {
+		unsigned int i;
+		intptr_t v;
+
+		do {
+			i = ix_of(idx, c);
+			v = __atomic_load_n(word(c, i, 0), __ATOMIC_RELAXED);
+		} while (cidk_percpu_cmpeqv_cmpeqv_storev_on(
+			c->pool, c->h, idx, i, v, word(c, i, 1), 0, v + 1));
+	}
+}
+
+static void loop_trystorev(struct ctx *c, enum cidk_percpu_index idx,
+			   unsigned int iters, int rel)
+{
+	for (unsigned int n = 0; n < iters; n++) {
+		unsigned int i;
+		intptr_t v;
+
+		do {
+			i = ix_of(idx, c);
+			v = __atomic_load_n(word(c, i, 0), __ATOMIC_RELAXED);
+		} while ((rel ? cidk_percpu_cmpeqv_trystorev_storev_release_on
+			      : cidk_percpu_cmpeqv_trystorev_storev_on)(
+			c->pool, c->h, idx, i, v, word(c, i, 1), 0, v + 1));
+	}
+}
+
+/* 16 bytes of zeros into w[1..2] (w[2], the list head, is not used by
+ * these rows' object). */
+static void loop_trymemcpy(struct ctx *c, enum cidk_percpu_index idx,
+			   unsigned int iters, int rel)
+{
+	static const intptr_t zero[2];
+
+	for (unsigned int n = 0; n < iters; n++) {
+		unsigned int i;
+		intptr_t v;
+
+		do {
+			i = ix_of(idx, c);
+			v = __atomic_load_n(word(c, i, 0), __ATOMIC_RELAXED);
+		} while ((rel ? cidk_percpu_cmpeqv_trymemcpy_storev_release_on
+			      : cidk_percpu_cmpeqv_trymemcpy_storev_on)(
+			c->pool, c->h, idx, i, v, word(c, i, 1), zero,
+			sizeof(zero), v + 1));
+	}
+}
+
+/* Pop (cmpnev_storeoffp_load, implicit) and push the node back
+ * (cmpeqv_storev): one pair. */
+static void loop_pop_push(struct ctx *c, enum cidk_percpu_index idx,
+			  unsigned int iters)
+{
+	long done = 0;
+
+	while (done < (long)iters) {
+		intptr_t got, head;
+		unsigned int i;
+
+		if (cidk_percpu_cmpnev_storeoffp_load(c->pool, c->h + 16, idx, 0,
+						      16, &got))
+			continue; /* this copy is empty: another's nodes moved */
+		do {
+			i = ix_of(idx, c);
+			head = __atomic_load_n(word(c, i, 2), __ATOMIC_RELAXED);
+			((intptr_t *)got)[2] = head;
+		} while (cidk_percpu_cmpeqv_storev(c->pool, c->h + 16, idx, i,
+						   head, got));
+		done++;
+	}
+	atomic_fetch_add(&c->pairs, done);
+}
+
+static void loop_deref(struct ctx *c, enum cidk_percpu_index idx,
+		       unsigned int iters)
+{
+	for (unsigned int n = 0; n < iters; n++)
+		cidk_percpu_offset_deref_addv(c->pool, c->h + 24, idx, 8, 1);
+}
+
+/* The atomic path of the locked operations, called directly. */
+static void loop_atomic_ops(struct ctx *c, unsigned int iters, int op)
+{
+	static const intptr_t zero[2];
+	enum cidk_percpu_index idx = CIDK_PERCPU_CPU_ID;
+
+	for (unsigned int n = 0; n < iters; n++) {
+		unsigned int i;
+		intptr_t v;
+		int rc;
+
+		if (op == 3) {
+			cidk_percpu_offset_deref_addv_atomic(
+				c->pool, c->h + 24, idx, CIDK_PERCPU_CURRENT, 8, 1);
+			continue;
+		}
+		do {
+			i = ix_of(idx, c);
+			v = __atomic_load_n(word(c, i, 0), __ATOMIC_RELAXED);
+			rc = op == 0 ? cidk_percpu_cmpeqv_cmpeqv_storev_atomic(
+					       c->pool, c->h, idx, i, v,
+					       word(c, i, 1), 0, v + 1) :
+			     op == 1 ? cidk_percpu_cmpeqv_trystorev_storev_atomic(
+					       c->pool, c->h, idx, i, v,
+					       word(c, i, 1), 0, v + 1) :
+				       cidk_percpu_cmpeqv_trymemcpy_storev_atomic(
+					       c->pool, c->h, idx, i, v,
+					       word(c, i, 1), zero,
+					       sizeof(zero), v + 1);
+		} while (rc);
+	}
+}
+
+#define OPS_LOOP(name, body)                                                  \
+	static void name(struct ctx *c, unsigned int iters) { body; }
+OPS_LOOP(l_add_on_cpu, loop_add_on(c, CIDK_PERCPU_CPU_ID, iters))
+OPS_LOOP(l_add_on_cid, loop_add_on(c, CIDK_PERCPU_MM_CID, iters))
+OPS_LOOP(l_cmpeqv_cpu, loop_cmpeqv_relaxed(c, CIDK_PERCPU_CPU_ID, iters))
+OPS_LOOP(l_cmpeqv_cid, loop_cmpeqv_relaxed(c, CIDK_PERCPU_MM_CID, iters))
+OPS_LOOP(l_cmpeqv2_cpu, loop_cmpeqv2(c, CIDK_PERCPU_CPU_ID, iters))
+OPS_LOOP(l_cmpeqv2_cid, loop_cmpeqv2(c, CIDK_PERCPU_MM_CID, iters))
+OPS_LOOP(l_trystorev_cpu, loop_trystorev(c, CIDK_PERCPU_CPU_ID, iters, 0))
+OPS_LOOP(l_trystorev_cid, loop_trystorev(c, CIDK_PERCPU_MM_CID, iters, 0))
+OPS_LOOP(l_trystorev_rel_cpu, loop_trystorev(c, CIDK_PERCPU_CPU_ID, iters, 1))
+OPS_LOOP(l_trymemcpy_cpu, loop_trymemcpy(c, CIDK_PERCPU_CPU_ID, iters, 0))
+OPS_LOOP(l_trymemcpy_cid, loop_trymemcpy(c, CIDK_PERCPU_MM_CID, iters, 0))
+OPS_LOOP(l_trymemcpy_rel_cpu, loop_trymemcpy(c, CIDK_PERCPU_CPU_ID, iters, 1))
+OPS_LOOP(l_pop_cpu, loop_pop_push(c, CIDK_PERCPU_CPU_ID, iters))
+OPS_LOOP(l_pop_cid, loop_pop_push(c, CIDK_PERCPU_MM_CID, iters))
+OPS_LOOP(l_deref_cpu, loop_deref(c, CIDK_PERCPU_CPU_ID, iters))
+OPS_LOOP(l_deref_cid, loop_deref(c, CIDK_PERCPU_MM_CID, iters))
+OPS_LOOP(l_atomic_cmpeqv2, loop_atomic_ops(c, iters, 0))
+OPS_LOOP(l_atomic_trystorev, loop_atomic_ops(c, iters, 1))
+OPS_LOOP(l_atomic_trymemcpy, loop_atomic_ops(c, iters, 2))
+OPS_LOOP(l_atomic_deref, loop_atomic_ops(c, iters, 3))
+
+static intptr_t sum_pairs(struct ctx *c)
+{
+	return (intptr_t)atomic_load(&c->pairs);
+}
+
+static intptr_t sum_pool(struct ctx *c);
+
+/* The object of OPS_OBJ bytes; every copy's w[3] -> holder -> its w[0];
+ * OPS_NODES nodes spread over the copies' lists. */
+static int setup_ops(struct alt *a, struct ctx *c)
+{
+	unsigned int nr = cidk_percpu_nr_copies();
+
+	(void)a;
+	c->pool = cidk_pool_create(nr, CIDK_POOL_LINE);
+	if (!c->pool)
+		return -errno;
+	c->h = cidk_pool_alloc(c->pool, OPS_OBJ, sizeof(intptr_t), NULL);
+	if (c->h < 0)
+		return (int)c->h;
+	c->holders = calloc(nr, sizeof(*c->holders));
+	c->nodes = calloc(OPS_NODES, sizeof(*c->nodes));
+	if (!c->holders || !c->nodes)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < nr; i++) {
+		c->holders[i][1] = (intptr_t)word(c, i, 0);
+		*word(c, i, 3) = (intptr_t)c->holders[i];
+	}
+	for (unsigned int k = 0; k < OPS_NODES; k++) {
+		c->nodes[k][2] = *word(c, k % nr, 2);
+		*word(c, k % nr, 2) = (intptr_t)c->nodes[k];
+	}
+	atomic_init(&c->pairs, 0);
+	return 0;
+}
+
+/* The ops rows' sum: the counters w[0] only. */
+static intptr_t sum_ops(struct ctx *c)
+{
+	return sum_pool(c);
+}
+
 static intptr_t sum_pool(struct ctx *c)
 {
 	return cidk_percpu_sum(c->pool, c->h);
@@ -197,12 +430,58 @@ static void teardown(struct ctx *c)
 {
 	cidk_lease_domain_destroy(c->dom);
 	cidk_pool_destroy(c->pool);
+	free(c->holders);
+	free(c->nodes);
 	if (c->lock_ready)
 		pthread_mutex_destroy(&c->lock);
 }
 
 #define NBASE 8
-#define NALTS (NBASE + CIDK_CID_NR_POLICIES)
+#define NOPS 20
+#define NALTS (NBASE + NOPS + CIDK_CID_NR_POLICIES)
+
+/* The issue-37 rows, after the baselines (NOPS of them). */
+static unsigned int ops_alts(struct alt *a)
+{
+	static const struct {
+		const char *what;
+		enum cidk_percpu_index idx;
+		int has_path;
+		void (*loop)(struct ctx *c, unsigned int iters);
+		intptr_t (*sum)(struct ctx *c);
+	} t[NOPS] = {
+		{ "add_on:cpu", CIDK_PERCPU_CPU_ID, 1, l_add_on_cpu, sum_ops },
+		{ "add_on:mm_cid", CIDK_PERCPU_MM_CID, 1, l_add_on_cid, sum_ops },
+		{ "cmpeqv_relaxed_on:cpu", CIDK_PERCPU_CPU_ID, 1, l_cmpeqv_cpu, sum_ops },
+		{ "cmpeqv_relaxed_on:mm_cid", CIDK_PERCPU_MM_CID, 1, l_cmpeqv_cid, sum_ops },
+		{ "cmpeqv_cmpeqv_on:cpu", CIDK_PERCPU_CPU_ID, 1, l_cmpeqv2_cpu, sum_ops },
+		{ "cmpeqv_cmpeqv_on:mm_cid", CIDK_PERCPU_MM_CID, 1, l_cmpeqv2_cid, sum_ops },
+		{ "trystorev_on:cpu", CIDK_PERCPU_CPU_ID, 1, l_trystorev_cpu, sum_ops },
+		{ "trystorev_on:mm_cid", CIDK_PERCPU_MM_CID, 1, l_trystorev_cid, sum_ops },
+		{ "trystorev_release_on:cpu", CIDK_PERCPU_CPU_ID, 1, l_trystorev_rel_cpu, sum_ops },
+		{ "trymemcpy16_on:cpu", CIDK_PERCPU_CPU_ID, 1, l_trymemcpy_cpu, sum_ops },
+		{ "trymemcpy16_on:mm_cid", CIDK_PERCPU_MM_CID, 1, l_trymemcpy_cid, sum_ops },
+		{ "trymemcpy16_release_on:cpu", CIDK_PERCPU_CPU_ID, 1, l_trymemcpy_rel_cpu, sum_ops },
+		{ "pop+push:cpu", CIDK_PERCPU_CPU_ID, 1, l_pop_cpu, sum_pairs },
+		{ "pop+push:mm_cid", CIDK_PERCPU_MM_CID, 1, l_pop_cid, sum_pairs },
+		{ "deref_addv:cpu", CIDK_PERCPU_CPU_ID, 1, l_deref_cpu, sum_ops },
+		{ "deref_addv:mm_cid", CIDK_PERCPU_MM_CID, 1, l_deref_cid, sum_ops },
+		{ "atomic:cmpeqv_cmpeqv", CIDK_PERCPU_CPU_ID, 0, l_atomic_cmpeqv2, sum_ops },
+		{ "atomic:trystorev", CIDK_PERCPU_CPU_ID, 0, l_atomic_trystorev, sum_ops },
+		{ "atomic:trymemcpy16", CIDK_PERCPU_CPU_ID, 0, l_atomic_trymemcpy, sum_ops },
+		{ "atomic:deref_addv", CIDK_PERCPU_CPU_ID, 0, l_atomic_deref, sum_ops },
+	};
+
+	for (unsigned int k = 0; k < NOPS; k++) {
+		snprintf(a[k].what, sizeof(a[k].what), "%s", t[k].what);
+		a[k].idx = t[k].idx;
+		a[k].has_path = t[k].has_path;
+		a[k].setup = setup_ops;
+		a[k].loop = t[k].loop;
+		a[k].sum = t[k].sum;
+	}
+	return NOPS;
+}
 
 /* The table, in the order of the issue: percpu rows, leases, baselines. */
 static unsigned int make_alts(struct alt *a)
@@ -242,6 +521,7 @@ static unsigned int make_alts(struct alt *a)
 	a[n] = (struct alt){ "mutex", 0, CIDK_PERCPU_CPU_ID, 0, setup_lock,
 			     loop_mutex, sum_locked };
 	n++;
+	n += ops_alts(&a[n]);
 	return n;
 }
 
@@ -322,7 +602,7 @@ int bench_percpu_run(unsigned int nthreads, unsigned int iters,
 		r[a].what = alts[a].what;
 		r[a].path = alts[a].has_path ?
 			cidk_percpu_path_name(cidk_percpu_path(alts[a].idx)) :
-			!strcmp(alts[a].what, "atomic-fallback") ? "atomic" : "-";
+			!strncmp(alts[a].what, "atomic", 6) ? "atomic" : "-";
 		r[a].threads = nthreads;
 		cidk__summarize(&samples[a * reps], reps, &r[a].ns);
 	}

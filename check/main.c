@@ -115,12 +115,31 @@ static void progress(void *arg, unsigned long n)
 	fflush(stderr);
 }
 
+static int run_prepare_kernel(struct run *x)
+{
+	int rc;
+
+	if (!kmodel_version())
+		return cli_error("check: --policy kernel needs --kernel-source "
+				 "VERSION or --kernel-tree DIR");
+	cidk_cid_params_parse("ownership", &x->p); /* (for what reads it) */
+	snprintf(x->policy, sizeof(x->policy), "kernel:%s", kmodel_version());
+	rc = kmodel_new(&x->s, &x->m, &x->km);
+	if (rc)
+		return cli_error("check: scenario %s cannot run under kernel%s",
+				 x->s.name, rc == -EINVAL ?
+				 " (too many tasks or CPUs)" : "");
+	return 0;
+}
+
 static int run_prepare(struct run *x, const struct opts *o)
 {
 	const char *pol = o->policy ? o->policy : x->s.policy;
 
 	if (!pol[0])
 		pol = "ownership";
+	if (!strcmp(pol, "kernel")) /* the kernel's own code (kmodel.h) */
+		return run_prepare_kernel(x);
 	if (cidk_cid_params_parse(pol, &x->p))
 		return cli_error("check: unknown policy '%s' (see --help)", pol);
 	if (cidk_cid_params_name(&x->p, x->policy, sizeof(x->policy)) < 0)
@@ -252,6 +271,8 @@ static void run_free(struct run *x)
 	chk_result_free(&x->r);
 	cid_model_free(x->cm);
 	x->cm = NULL;
+	kmodel_free(x->km);
+	x->km = NULL;
 }
 
 /*
@@ -763,6 +784,21 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ OPT_FLAG("state-cache", 0, &o->c.state_cache,
 			   "skip states explored before (check/statecache.h): "
 			   "the same verdict and trace, fewer schedules") },
+		{ OPT_STRING("kernel-tree", 0, &o->kb.tree, "DIR",
+			     "policy kernel: the mm_cid code of this kernel "
+			     "source tree, built at run time (docs/check-kernel.md)") },
+		{ OPT_STRING("kernel-source", 0, &o->kb.source, "VERSION",
+			     "policy kernel: Debian's linux-source-VERSION (7.2, "
+			     "7.2.13), fetched once into the kernel lab's cache") },
+		{ OPT_STRING("kernel-patch", 0, &o->kb.patch, "FILES",
+			     "policy kernel: patches applied to a copy of the tree "
+			     "first (comma-separated, -FILE reversed)") },
+		{ OPT_STRING("kernel-plant", 0, &o->kb.plant, "SPEC",
+			     "policy kernel: FILE:OLD=>NEW, one line of the "
+			     "extracted blocks changed") },
+		{ OPT_FLAG("kernel-plain", 0, &o->kb.plain,
+			   "policy kernel: every plain load and store of the "
+			   "kernel code a scheduling point too (sc only)") },
 		{ OPT_STRING("mutant", 0, &o->mutant, "NAME",
 			     "switch on one deliberately broken behaviour (--mutants)") },
 		{ OPT_FLAG("list", 0, &o->list, "the scenarios"), .group = 1 },
@@ -856,6 +892,30 @@ static int parse(int argc, char **argv, struct opts *o)
 			  o->mutants || o->growth))
 		return cli_error("check: --replay needs --scenario and takes no "
 				 "--random, --list, --mutants or --growth");
+	if (o->kb.tree && o->kb.source)
+		return cli_error("check: --kernel-tree and --kernel-source exclude "
+				 "each other");
+	if ((o->kb.patch || o->kb.plant || o->kb.plain) && !o->kb.tree &&
+	    !o->kb.source)
+		return cli_error("check: --kernel-patch, --kernel-plant and "
+				 "--kernel-plain need --kernel-tree or --kernel-source");
+	if (o->kb.plain && o->c.memory)
+		return cli_error("check: --kernel-plain is for --memory sc only "
+				 "(a plain step's store has no value for the models)");
+	if (o->kb.tree || o->kb.source) {
+		char why[512];
+
+		if (o->policy && strcmp(o->policy, "kernel"))
+			return cli_error("check: --kernel-%s is for --policy kernel",
+					 o->kb.tree ? "tree" : "source");
+		o->policy = "kernel";
+		rc = kmodel_build(&o->kb, why, sizeof(why));
+		if (rc == 2)
+			return CLI_EXIT_USAGE; /* the build said why */
+		if (rc)
+			return cli_error("check: %s", rc == -EINVAL ? why :
+					 strerror(-rc));
+	}
 	if (o->mutant) {
 		size_t k;
 

@@ -15,6 +15,7 @@
 #include "chk.h"
 #include "cid_model.h"
 #include "gen.h"
+#include "kmodel.h"
 #include "scenario.h"
 #include "shard.h"
 
@@ -30,6 +31,7 @@ struct jw;
 
 struct opts {
 	struct chk_opts c;
+	struct kbuild kb; /* --kernel-tree/-source/-patch/-plant (kmodel.h) */
 	const char *policy, *scenario, *mutant, *replay, *show;
 	bool json, list, mutants, growth, no_por;
 	const char *memory; /* --memory, --litmus (check/memory.h) */
@@ -55,6 +57,7 @@ struct run {
 	char policy[40];
 	struct chk_model m;
 	struct cid_model *cm;
+	struct kmodel *km;	/* the kernel policy (check/kmodel.h) */
 	struct chk_result r;
 };
 

@@ -37,6 +37,10 @@ const char *chk_short_file(const char *f)
 	if (!f)
 		return "";
 	p = strstr(f, "lib/cid/");
+	if (!p) /* the kernel policy's: kernel/sched/core.c, include/linux/ */
+		p = strstr(f, "kernel/sched/");
+	if (!p)
+		p = strstr(f, "include/linux/");
 	if (p)
 		return p;
 	p = strrchr(f, '/');

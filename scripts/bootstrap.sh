@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install the Debian packages cidkit needs to build and test, only those
 # that are missing.  Run as root on a fresh Debian machine (make does it).
+# Arguments name more packages a target needs (scripts/vs-librseq.sh).
 set -eu
 
 pkgs="meson ninja-build gcc g++ clang libclang-rt-14-dev make python3 pkg-config valgrind
@@ -9,7 +10,7 @@ pkgs="meson ninja-build gcc g++ clang libclang-rt-14-dev make python3 pkg-config
 	libc6-dev-arm64-cross zstd file
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd xz-utils
 	libjansson-dev
-	parallel"
+	parallel $*"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

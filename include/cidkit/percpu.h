@@ -80,6 +80,7 @@
  *   | list push, list pop         | yes (any thread)    | n/a           | no           |
  *   | sum                         | yes: a snapshot per copy, not of the total | yes | no |
  *   | fence, fence_all            | yes (any thread, any object) | yes  | yes          |
+ *   | the issue-37 ops below      | yes (any thread; the words each may share: its contract) | yes | no |
  *
  * Workload: add/cmpeqv/push/pop are the hot paths (inline, no call on the
  * rseq path); sum, the queries and abort counting are cold.
@@ -223,6 +224,43 @@ cidk_percpu_list_pop_atomic(struct cidk_pool *pool, cidk_pool_handle h,
 			    enum cidk_percpu_index idx);
 
 /*
+ * The atomic path of the operations of issue 37 (librseq's set; see the
+ * inline functions below for each contract).  @cpu is the index the
+ * caller names, or CIDK_PERCPU_CURRENT for the calling thread's current
+ * one.  The operations that store more than the word @v (trystorev,
+ * trymemcpy), compare a second word (cmpeqv_cmpeqv), or follow a
+ * pointer read from @v (cmpnev_storeoffp_load, offset_deref_addv) hold a
+ * lock of the library's for @v's address (a table of spin locks hashed by
+ * address) and commit with a compare-and-swap of @v, so that they are
+ * atomic against each other and against cidk_percpu_cmpeqv_storev on the
+ * same @v, as the critical sections are; cidk_percpu_fence() waits for
+ * every holder on this path.
+ */
+#define CIDK_PERCPU_CURRENT (~0u)
+CIDK_EXPORT int cidk_percpu_add_on_atomic(struct cidk_pool *pool,
+					  cidk_pool_handle h,
+					  enum cidk_percpu_index idx,
+					  unsigned int cpu, intptr_t delta);
+CIDK_EXPORT int cidk_percpu_cmpeqv_cmpeqv_storev_atomic(
+	struct cidk_pool *pool, cidk_pool_handle h, enum cidk_percpu_index idx,
+	unsigned int cpu, intptr_t expect, intptr_t *v2, intptr_t expect2,
+	intptr_t newv);
+CIDK_EXPORT int cidk_percpu_cmpeqv_trystorev_storev_atomic(
+	struct cidk_pool *pool, cidk_pool_handle h, enum cidk_percpu_index idx,
+	unsigned int cpu, intptr_t expect, intptr_t *v2, intptr_t newv2,
+	intptr_t newv);
+CIDK_EXPORT int cidk_percpu_cmpeqv_trymemcpy_storev_atomic(
+	struct cidk_pool *pool, cidk_pool_handle h, enum cidk_percpu_index idx,
+	unsigned int cpu, intptr_t expect, void *dst, const void *src,
+	size_t len, intptr_t newv);
+CIDK_EXPORT int cidk_percpu_cmpnev_storeoffp_load_atomic(
+	struct cidk_pool *pool, cidk_pool_handle h, enum cidk_percpu_index idx,
+	unsigned int cpu, intptr_t expectnot, ptrdiff_t off, intptr_t *load);
+CIDK_EXPORT int cidk_percpu_offset_deref_addv_atomic(
+	struct cidk_pool *pool, cidk_pool_handle h, enum cidk_percpu_index idx,
+	unsigned int cpu, ptrdiff_t off, intptr_t inc);
+
+/*
  * cidk_percpu_index_now - the calling thread's current index of kind @idx
  * as the operations see it (mm_cid falls back to cpu_id on the atomic path
  * when the kernel has none).  A snapshot: the thread may migrate at once.
@@ -260,9 +298,11 @@ CIDK_EXPORT intptr_t cidk_percpu_sum(const struct cidk_pool *pool,
  * (MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ) at its first fence;
  * it also orders memory on @cpu as a full barrier would.  A system call
  * and an interrupt of @cpu when it runs one of our threads: cold.
- * Atomic path (neither indexing on rseq): every operation there is one
- * atomic read-modify-write, so there is nothing to wait for; the fence is
- * a sequentially consistent thread fence and returns 0.
+ * Atomic path (neither indexing on rseq): the operations there are atomic
+ * read-modify-writes, or hold one of the locks of the multi-word
+ * operations (cidk_percpu_cmpeqv_trystorev_storev_on and the others
+ * below): the fence takes and drops every such lock (so a holder has
+ * finished), then is a sequentially consistent thread fence; returns 0.
  * Returns 0, -EINVAL (@cpu >= cidk_percpu_nr_copies()), -ENOSYS (the
  * kernel has no membarrier(2) or no RSEQ command: Linux < 5.10; every
  * later fence returns it too), or another negative errno of membarrier(2)
@@ -590,6 +630,474 @@ cidk_percpu_list_pop(struct cidk_pool *pool, cidk_pool_handle h,
 	}
 #endif
 	return cidk_percpu_list_pop_atomic(pool, h, idx);
+}
+
+/*
+ * The operations of issue 37: librseq's set (its include/rseq/pseudocode.h
+ * names them by their pseudo-code; the names here are those of the
+ * kernel's rseq selftests, the series "Restartable sequences system call"
+ * and "rseq/selftests", as cidk_percpu_cmpeqv_storev's is).  Each works on
+ * the copy @v of the intptr_t @h at one index of kind @idx.
+ *   - The _on forms name the index (@cpu: read with
+ *     cidk_percpu_index_read(), the values compared read from that copy):
+ *     the section first checks that the thread still runs with @cpu and
+ *     otherwise returns -EAGAIN, nothing stored (re-read and retry).
+ *   - The implicit forms (no _on; for the operations whose arguments do
+ *     not depend on the index) take the index the thread runs with and
+ *     retry by themselves when it changes.
+ * Results: 0 committed; 1 a comparison failed (nothing stored but the
+ * "attempts" named); -EAGAIN (_on: the index is no longer @cpu);
+ * -ERANGE (@cpu, or the current index, >= pool->max_cids; nothing
+ * stored); rseq(2)'s error for a thread that cannot register cidkit's own
+ * area.  Aborts are retried inside.  MT-safe.
+ * "Attempt": a store before the commit (to @v2, @dst, @load) that an
+ * aborted try may already have made, so it may be there even when the
+ * result is not 0: aim it only at memory the caller owns through @v (a
+ * slot past a slab's end, its own output).
+ * Ordering: _release forms make every store before the commit (the
+ * attempts, and the caller's earlier stores) visible to whoever sees
+ * @newv in @v (x86-64: every form; aarch64: stlr); relaxed forms order
+ * nothing beyond the section's own atomicity.  The atomic path is
+ * release in every form.
+ */
+
+/* The outcome of one try of an _on section: 1 means try again. */
+CIDK__PERCPU_INLINE int cidk__percpu_again(int *rc)
+{
+	if (*rc == -1) {
+		cidk_percpu_count_abort();
+		return 1;
+	}
+	if (*rc == -2)
+		*rc = -EAGAIN;
+	return 0;
+}
+
+#if CIDK_PERCPU_HAVE_RSEQ
+/* The copy of @h at @cpu, or NULL when @cpu is out of the pool. */
+CIDK__PERCPU_INLINE intptr_t *cidk__percpu_at(struct cidk_pool *pool,
+					      cidk_pool_handle h,
+					      unsigned int cpu)
+{
+	if (cpu >= pool->max_cids)
+		return NULL;
+	return (intptr_t *)cidk_pool_ptr(pool, h, cpu);
+}
+
+/*
+ * The current index for an implicit form: 0 with *@i set, or the error of
+ * cidk_percpu_range_slow() (-ERANGE, or rseq(2)'s).
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_current(struct cidk_pool *pool,
+					     enum cidk_percpu_index idx,
+					     unsigned int *i)
+{
+	int rc;
+
+	for (;;) {
+		*i = cidk__percpu_read(idx);
+		if (*i < pool->max_cids)
+			return 0;
+		if ((rc = cidk_percpu_range_slow()))
+			return rc;
+	}
+}
+#endif
+
+/*
+ * cidk_percpu_index_read - the index to name to an _on form: the calling
+ * thread's current index of kind @idx, inline.  On the rseq path one load
+ * from the rseq area (at a thread's first call on cidkit's own area, its
+ * registration, as an operation's); else cidk_percpu_index_now().
+ * Returns the index (>= 0; at or above a pool's max_cids the _on form
+ * says -ERANGE) or a negative errno (rseq(2)'s, for a thread that cannot
+ * register; -ERANGE).  A snapshot: the _on form checks it.  MT-safe.
+ */
+static inline int cidk_percpu_index_read(enum cidk_percpu_index idx)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		unsigned int i = cidk__percpu_read(idx);
+		int rc;
+
+		if (__builtin_expect(i != ~0u, 1))
+			return (int)i;
+		if ((rc = cidk_percpu_range_slow()))
+			return rc;
+		return (int)cidk__percpu_read(idx);
+	}
+#endif
+	return cidk_percpu_index_now(idx);
+}
+
+/*
+ * cidk_percpu_add_on - rseq_load_add_store: *v += @delta on the copy at
+ * index @cpu, if the thread still runs with it.  Returns 0, -EAGAIN or
+ * -ERANGE.  Atomic path: a relaxed fetch-add on that copy (after the same
+ * index check).  Relaxed.  cidk_percpu_add_index() is the implicit form.
+ */
+CIDK__PERCPU_INLINE int cidk_percpu_add_on(struct cidk_pool *pool,
+					   cidk_pool_handle h,
+					   enum cidk_percpu_index idx,
+					   unsigned int cpu, intptr_t delta)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		intptr_t *v = cidk__percpu_at(pool, h, cpu);
+		int rc;
+
+		if (!v)
+			return -ERANGE;
+		do
+			rc = cidk__percpu_cs_add_on(v, delta, cpu,
+						    cidk_percpu_rseq_off,
+						    idx == CIDK_PERCPU_MM_CID);
+		while (cidk__percpu_again(&rc));
+		return rc;
+	}
+#endif
+	return cidk_percpu_add_on_atomic(pool, h, idx, cpu, delta);
+}
+
+/*
+ * cidk_percpu_cmpeqv_storev_relaxed_on - rseq_load_cbne_store, relaxed:
+ * cidk_percpu_cmpeqv_storev() with a plain store as the commit on every
+ * architecture (no ordering for the data written before; the release
+ * form is cidk_percpu_cmpeqv_storev()).  Returns 0, 1, -EAGAIN, -ERANGE.
+ * Atomic path: cidk_percpu_cmpeqv_storev_atomic().
+ */
+CIDK__PERCPU_INLINE int
+cidk_percpu_cmpeqv_storev_relaxed_on(struct cidk_pool *pool,
+				     cidk_pool_handle h,
+				     enum cidk_percpu_index idx,
+				     unsigned int cpu, intptr_t expect,
+				     intptr_t newv)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		intptr_t *v = cidk__percpu_at(pool, h, cpu);
+		int rc;
+
+		if (!v)
+			return -ERANGE;
+		do
+			rc = cidk__percpu_cs_cbne_store(v, expect, newv, 0, cpu,
+							cidk_percpu_rseq_off,
+							idx == CIDK_PERCPU_MM_CID);
+		while (cidk__percpu_again(&rc));
+		return rc;
+	}
+#endif
+	return cidk_percpu_cmpeqv_storev_atomic(pool, h, idx, cpu, expect,
+						newv);
+}
+
+/*
+ * cidk_percpu_cmpeqv_cmpeqv_storev_on - rseq_load_cbne_load_cbne_store:
+ * if the copy @v at @cpu equals @expect and *@v2 equals @expect2, store
+ * @newv into @v.  @v2 is any intptr_t (typically in the same copy: a
+ * slab's top slot).  Returns 0, 1 (either differed), -EAGAIN, -ERANGE.
+ * Relaxed.  Atomic path: under @v's lock, *@v2 compared, then a
+ * compare-and-swap of @v; *@v2 is stable there only if its writers hold
+ * @v's lock too (write it with the trystorev/trymemcpy forms on @v).
+ */
+CIDK__PERCPU_INLINE int
+cidk_percpu_cmpeqv_cmpeqv_storev_on(struct cidk_pool *pool,
+				    cidk_pool_handle h,
+				    enum cidk_percpu_index idx,
+				    unsigned int cpu, intptr_t expect,
+				    intptr_t *v2, intptr_t expect2,
+				    intptr_t newv)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		intptr_t *v = cidk__percpu_at(pool, h, cpu);
+		int rc;
+
+		if (!v)
+			return -ERANGE;
+		do
+			rc = cidk__percpu_cs_cbne_cbne_store(
+				v, expect, v2, expect2, newv, cpu,
+				cidk_percpu_rseq_off,
+				idx == CIDK_PERCPU_MM_CID);
+		while (cidk__percpu_again(&rc));
+		return rc;
+	}
+#endif
+	return cidk_percpu_cmpeqv_cmpeqv_storev_atomic(pool, h, idx, cpu,
+						       expect, v2, expect2,
+						       newv);
+}
+
+/* The trystorev body, @rel the ordering (a constant after inlining). */
+CIDK__PERCPU_INLINE int
+cidk__percpu_trystorev(struct cidk_pool *pool, cidk_pool_handle h,
+		       enum cidk_percpu_index idx, unsigned int cpu,
+		       intptr_t expect, intptr_t *v2, intptr_t newv2,
+		       intptr_t newv, int rel)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		intptr_t *v = cidk__percpu_at(pool, h, cpu);
+		int rc;
+
+		if (!v)
+			return -ERANGE;
+		do
+			rc = cidk__percpu_cs_cbne_store_store(
+				v, expect, v2, newv2, newv, rel, cpu,
+				cidk_percpu_rseq_off,
+				idx == CIDK_PERCPU_MM_CID);
+		while (cidk__percpu_again(&rc));
+		return rc;
+	}
+#else
+	(void)rel;
+#endif
+	return cidk_percpu_cmpeqv_trystorev_storev_atomic(pool, h, idx, cpu,
+							  expect, v2, newv2,
+							  newv);
+}
+
+/*
+ * cidk_percpu_cmpeqv_trystorev_storev_on - rseq_load_cbne_store_store:
+ * if the copy @v at @cpu equals @expect, store @newv2 into *@v2 (an
+ * attempt), then @newv into @v (the commit).  A slab's push: @v its
+ * top, @v2 the free slot above it.  Returns 0, 1, -EAGAIN, -ERANGE.
+ * Relaxed (on aarch64 *@v2 may become visible after @v).  Atomic path:
+ * under @v's lock, compare, store (relaxed atomic), compare-and-swap.
+ */
+CIDK__PERCPU_INLINE int
+cidk_percpu_cmpeqv_trystorev_storev_on(struct cidk_pool *pool,
+				       cidk_pool_handle h,
+				       enum cidk_percpu_index idx,
+				       unsigned int cpu, intptr_t expect,
+				       intptr_t *v2, intptr_t newv2,
+				       intptr_t newv)
+{
+	return cidk__percpu_trystorev(pool, h, idx, cpu, expect, v2, newv2,
+				      newv, 0);
+}
+
+/*
+ * cidk_percpu_cmpeqv_trystorev_storev_release_on - the same with a
+ * store-release as the commit: whoever sees @newv in @v sees @newv2 in
+ * *@v2 (rseq_load_cbne_store_store with RSEQ_MO_RELEASE).
+ */
+CIDK__PERCPU_INLINE int
+cidk_percpu_cmpeqv_trystorev_storev_release_on(struct cidk_pool *pool,
+					       cidk_pool_handle h,
+					       enum cidk_percpu_index idx,
+					       unsigned int cpu,
+					       intptr_t expect, intptr_t *v2,
+					       intptr_t newv2, intptr_t newv)
+{
+	return cidk__percpu_trystorev(pool, h, idx, cpu, expect, v2, newv2,
+				      newv, 1);
+}
+
+/* The trymemcpy body, @rel the ordering. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_trymemcpy(struct cidk_pool *pool, cidk_pool_handle h,
+		       enum cidk_percpu_index idx, unsigned int cpu,
+		       intptr_t expect, void *dst, const void *src,
+		       size_t len, intptr_t newv, int rel)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		intptr_t *v = cidk__percpu_at(pool, h, cpu);
+		int rc;
+
+		if (!v)
+			return -ERANGE;
+		do
+			rc = cidk__percpu_cs_cbne_memcpy_store(
+				v, expect, dst, src, len, newv, rel, cpu,
+				cidk_percpu_rseq_off,
+				idx == CIDK_PERCPU_MM_CID);
+		while (cidk__percpu_again(&rc));
+		return rc;
+	}
+#else
+	(void)rel;
+#endif
+	return cidk_percpu_cmpeqv_trymemcpy_storev_atomic(
+		pool, h, idx, cpu, expect, dst, src, len, newv);
+}
+
+/*
+ * cidk_percpu_cmpeqv_trymemcpy_storev_on - rseq_load_cbne_memcpy_store:
+ * if the copy @v at @cpu equals @expect, copy @len bytes from @src to
+ * @dst (an attempt: 8 bytes at a time, then byte by byte, inside the
+ * section, so an abort may leave a prefix copied; no alignment needed; keep @len short -- a long copy is aborted more
+ * often, and a copy longer than a time slice never commits), then store
+ * @newv into @v.  A slab's batch push (@dst the free slots above the top)
+ * or batch pop (@src the top slots, @dst the caller's array).  Returns
+ * 0, 1, -EAGAIN, -ERANGE.  Relaxed.  Atomic path: under @v's lock,
+ * compare, copy (relaxed atomic words when @dst, @src and @len are
+ * word-aligned, else bytes), compare-and-swap.
+ */
+CIDK__PERCPU_INLINE int
+cidk_percpu_cmpeqv_trymemcpy_storev_on(struct cidk_pool *pool,
+				       cidk_pool_handle h,
+				       enum cidk_percpu_index idx,
+				       unsigned int cpu, intptr_t expect,
+				       void *dst, const void *src, size_t len,
+				       intptr_t newv)
+{
+	return cidk__percpu_trymemcpy(pool, h, idx, cpu, expect, dst, src, len,
+				      newv, 0);
+}
+
+/*
+ * cidk_percpu_cmpeqv_trymemcpy_storev_release_on - the same with a
+ * store-release as the commit: whoever sees @newv sees the copy.
+ */
+CIDK__PERCPU_INLINE int
+cidk_percpu_cmpeqv_trymemcpy_storev_release_on(struct cidk_pool *pool,
+					       cidk_pool_handle h,
+					       enum cidk_percpu_index idx,
+					       unsigned int cpu,
+					       intptr_t expect, void *dst,
+					       const void *src, size_t len,
+					       intptr_t newv)
+{
+	return cidk__percpu_trymemcpy(pool, h, idx, cpu, expect, dst, src, len,
+				      newv, 1);
+}
+
+/*
+ * cidk_percpu_cmpnev_storeoffp_load_on -
+ * rseq_load_cbeq_store_add_load_store, a list pop with the link at any
+ * offset: head = the copy @v at @cpu; if head == @expectnot fail (1);
+ * *@load = head (an attempt); @v = *(intptr_t *)((char *)head + @off).
+ * Returns 0 (popped: *@load is the head), 1 (head was @expectnot),
+ * -EAGAIN, -ERANGE.  Relaxed.  Pushes on the same @v: the
+ * cidk_percpu_cmpeqv_storev forms.  Atomic path: under @v's lock (pops
+ * exclude each other, so no ABA), a compare-and-swap of @v from head to
+ * its link, retried while pushes move the head.
+ */
+CIDK__PERCPU_INLINE int
+cidk_percpu_cmpnev_storeoffp_load_on(struct cidk_pool *pool,
+				     cidk_pool_handle h,
+				     enum cidk_percpu_index idx,
+				     unsigned int cpu, intptr_t expectnot,
+				     ptrdiff_t off, intptr_t *load)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		intptr_t *v = cidk__percpu_at(pool, h, cpu);
+		int rc;
+
+		if (!v)
+			return -ERANGE;
+		do
+			rc = cidk__percpu_cs_cbeq_pop(v, expectnot, off, load,
+						      cpu, cidk_percpu_rseq_off,
+						      idx == CIDK_PERCPU_MM_CID);
+		while (cidk__percpu_again(&rc));
+		return rc;
+	}
+#endif
+	return cidk_percpu_cmpnev_storeoffp_load_atomic(pool, h, idx, cpu,
+							expectnot, off, load);
+}
+
+/*
+ * cidk_percpu_cmpnev_storeoffp_load - the same on the copy of the index
+ * the thread runs with (read before the section, checked inside, retried
+ * when it changed).  Returns 0, 1 or -ERANGE (or rseq(2)'s error).
+ */
+CIDK__PERCPU_INLINE int
+cidk_percpu_cmpnev_storeoffp_load(struct cidk_pool *pool, cidk_pool_handle h,
+				  enum cidk_percpu_index idx,
+				  intptr_t expectnot, ptrdiff_t off,
+				  intptr_t *load)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		unsigned int i;
+		int rc;
+
+		do {
+			if ((rc = cidk__percpu_current(pool, idx, &i)))
+				return rc;
+			rc = cidk__percpu_cs_cbeq_pop(
+				(intptr_t *)cidk_pool_ptr(pool, h, i),
+				expectnot, off, load, i, cidk_percpu_rseq_off,
+				idx == CIDK_PERCPU_MM_CID);
+		} while (rc < 0 && (rc == -2 || cidk__percpu_again(&rc)));
+		return rc;
+	}
+#endif
+	return cidk_percpu_cmpnev_storeoffp_load_atomic(
+		pool, h, idx, CIDK_PERCPU_CURRENT, expectnot, off, load);
+}
+
+/*
+ * cidk_percpu_offset_deref_addv_on - rseq_load_add_load_load_add_store:
+ * with p the pointer in the copy @v at @cpu, add @inc to the intptr_t
+ * that the pointer at p + @off designates:
+ *   **(intptr_t **)((char *)*v + @off) += @inc
+ * (a per-CPU pointer to a structure holding a pointer to a counter).
+ * Returns 0, -EAGAIN or -ERANGE.  Relaxed.  Atomic path: under @v's
+ * lock, a relaxed fetch-add on the counter: atomic against the other
+ * locked operations on @v and against adds from other CPUs to the same
+ * counter; a cidk_percpu_cmpeqv_storev() that swaps the pointer in @v
+ * meanwhile (it takes no lock) may see the add land on the previous
+ * structure's counter, which the critical section would not allow on the
+ * same CPU.
+ */
+CIDK__PERCPU_INLINE int cidk_percpu_offset_deref_addv_on(
+	struct cidk_pool *pool, cidk_pool_handle h, enum cidk_percpu_index idx,
+	unsigned int cpu, ptrdiff_t off, intptr_t inc)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		intptr_t *v = cidk__percpu_at(pool, h, cpu);
+		int rc;
+
+		if (!v)
+			return -ERANGE;
+		do
+			rc = cidk__percpu_cs_deref_add(v, off, inc, cpu,
+						       cidk_percpu_rseq_off,
+						       idx == CIDK_PERCPU_MM_CID);
+		while (cidk__percpu_again(&rc));
+		return rc;
+	}
+#endif
+	return cidk_percpu_offset_deref_addv_atomic(pool, h, idx, cpu, off,
+						    inc);
+}
+
+/*
+ * cidk_percpu_offset_deref_addv - the same on the copy of the index the
+ * thread runs with.  Returns 0 or -ERANGE (or rseq(2)'s error).
+ */
+CIDK__PERCPU_INLINE int cidk_percpu_offset_deref_addv(
+	struct cidk_pool *pool, cidk_pool_handle h, enum cidk_percpu_index idx,
+	ptrdiff_t off, intptr_t inc)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		unsigned int i;
+		int rc;
+
+		do {
+			if ((rc = cidk__percpu_current(pool, idx, &i)))
+				return rc;
+			rc = cidk__percpu_cs_deref_add(
+				(intptr_t *)cidk_pool_ptr(pool, h, i), off, inc,
+				i, cidk_percpu_rseq_off,
+				idx == CIDK_PERCPU_MM_CID);
+		} while (rc < 0 && (rc == -2 || cidk__percpu_again(&rc)));
+		return rc;
+	}
+#endif
+	return cidk_percpu_offset_deref_addv_atomic(
+		pool, h, idx, CIDK_PERCPU_CURRENT, off, inc);
 }
 
 #ifdef __cplusplus

@@ -15,11 +15,12 @@
  * fence (the kernel keeps it for the process's life; registering twice
  * is harmless, so two first fences may race).
  *
- * On the atomic path (both indexings) every operation is one atomic
- * read-modify-write of the copy (a list pop's lock bit included), so
- * there is no section to wait for: an operation either happened (and is
- * visible to a sequentially consistent reader) or has not started; a
- * fence is a sequentially consistent thread fence and succeeds.
+ * On the atomic path (both indexings) an operation is one atomic
+ * read-modify-write of the copy (a list pop's lock bit included), or,
+ * for the multi-word operations of issue 37, runs under a lock of
+ * ops_atomic.c: the fence takes and drops every such lock
+ * (cidk__percpu_ops_quiesce), so a holder has finished, then is a
+ * sequentially consistent thread fence and succeeds.
  *
  * Invariants: reg holds 0 (not tried yet), 1 (registered) or a negative
  * errno (the kernel refused: every later fence returns it).
@@ -32,6 +33,8 @@
 #include <unistd.h>
 
 #include <cidkit/percpu.h>
+
+#include "percpu_ops.h"
 
 #ifndef MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ (1 << 7)
@@ -84,6 +87,7 @@ int cidk_percpu_fence(unsigned int cpu)
 	if (cpu >= cidk_percpu_nr_copies() || cpu > (unsigned int)INT32_MAX)
 		return -EINVAL;
 	if (!on_rseq()) {
+		cidk__percpu_ops_quiesce();
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		return 0;
 	}
@@ -100,6 +104,7 @@ int cidk_percpu_fence_all(void)
 	int err;
 
 	if (!on_rseq()) {
+		cidk__percpu_ops_quiesce();
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		return 0;
 	}

@@ -18,11 +18,14 @@ import re
 import secrets
 import shlex
 import shutil
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 
+from . import monitor, symbols
 from .kernels import LabError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -174,10 +177,28 @@ mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 T=$(cat /lab/token)
+echo
+# /init reached (the boot is over: a hang from here on is CMD's), and
+# where the kernel's text is this boot (KASLR), for a wedged guest's
+# instruction pointers.
+echo "$T:init $(cut -d' ' -f1 /proc/uptime)"
+echo "$T:text $(grep -m1 ' _text$' /proc/kallsyms 2>/dev/null | cut -d' ' -f1)"
 echo "[kernel-lab /init] running CMD at $(cut -d' ' -f1 /proc/uptime) s of uptime"
 cd /root
-sh /lab/cmd </dev/null >/lab/out 2>/lab/err
-rc=$?
+# CMD's streams go to files (returned byte for byte at the end) and, line
+# by line as they come, to the console (kept when CMD never ends).
+live() { while IFS= read -r l || [ -n "$l" ]; do echo "$T:$1 $l"; done; }
+if [ -e /lab/quiet ]; then
+	sh /lab/cmd </dev/null >/lab/out 2>/lab/err
+	rc=$?
+else
+	mkfifo /lab/of /lab/ef
+	tee /lab/out </lab/of | live o &
+	tee /lab/err </lab/ef | live e &
+	sh /lab/cmd </dev/null >/lab/of 2>/lab/ef
+	rc=$?
+	wait
+fi
 echo 1 >/proc/sys/kernel/printk
 emit() { gzip -c "$2" | base64 | sed "s/^/$T:$1 /"; echo "$T:$1. $(wc -c <"$2")"; }
 emit O /lab/out
@@ -190,7 +211,8 @@ reboot -f
 """
 
 
-def make_initramfs(path, arch, busybox, programs, argv, files, token, dmesg):
+def make_initramfs(path, arch, busybox, programs, argv, files, token, dmesg,
+                   live=True):
     c = Cpio(path)
     c.node("/dev/console", 5, 1)
     c.node("/dev/null", 1, 3)
@@ -206,18 +228,21 @@ def make_initramfs(path, arch, busybox, programs, argv, files, token, dmesg):
     c.file("/lab/cmd", ("exec " + " ".join(shlex.quote(a) for a in argv) + "\n").encode())
     if dmesg:
         c.file("/lab/want-dmesg", b"")
+    if not live:
+        c.file("/lab/quiet", b"")
     c.mkdir("/root")
     c.close()
 
 
-def qemu_args(arch, image, initrd, smp, numa, cpu, mem, cmdline):
+def qemu_args(arch, image, initrd, smp, numa, cpu, mem, cmdline, monitor=None):
     q = QEMU[arch]
     if shutil.which(q["bin"]) is None:
         raise LabError(f"{q['bin']} is missing (scripts/bootstrap.sh installs it)")
     a = [q["bin"], "-M", q["machine"], "-accel", "tcg,thread=multi",
          "-cpu", cpu or q["cpu"], "-smp", smp,
          "-nodefaults", "-nographic", "-no-reboot", "-serial", "stdio",
-         "-monitor", "none", "-kernel", image, "-initrd", initrd,
+         "-monitor", f"unix:{monitor},server=on,wait=off" if monitor else "none",
+         "-kernel", image, "-initrd", initrd,
          "-append", f"console={q['console']} panic=-1 loglevel=4 {cmdline}".strip()]
     if numa:
         per = mem // len(numa)
@@ -232,39 +257,161 @@ def qemu_args(arch, image, initrd, smp, numa, cpu, mem, cmdline):
     return a
 
 
+# A boot that never reaches /init (a lab failure, not CMD's) is tried at
+# most twice more.
+BOOTS = 3
+BOOT_TIMEOUT = 150  # seconds from QEMU's start to /init, unless told
+
+
 def run(arch, image, argv, smp="2", numa=None, cpu=None, mem=1024, cmdline="",
-        timeout=300, dmesg_file=None, files=(), busybox=None):
+        timeout=300, dmesg_file=None, files=(), busybox=None,
+        boot_timeout=None, on_line=None, live=True):
     """Boot, run argv, power off.  Returns (stdout bytes, stderr bytes,
-    status) with status as the runner exits (CMD's, 124, 125)."""
+    status) with status as the runner exits (CMD's, 124, 125).
+
+    A boot that has not reached /init within boot_timeout seconds (default
+    the smaller of BOOT_TIMEOUT and timeout) is killed and booted again,
+    at most BOOTS times in all, each such boot a '[kernel-lab] boot ...'
+    line on stderr; after the last, status 125.  CMD that has not ended
+    when timeout seconds have passed since QEMU's start: status 124, and
+    what CMD printed so far comes back (its complete lines: a last line
+    without its newline is lost), the wedged guest's vCPUs (QEMU's monitor: each
+    one's instruction pointer and its symbol) on stderr.  on_line(tag,
+    text), when given, gets CMD's lines as they come ('o' stdout, 'e'
+    stderr) and CMD's streams are then not returned.  live=False: CMD's
+    streams only at its end (a large or binary output: no live copy)."""
     programs = build_programs(arch)
+    bt = min(boot_timeout or BOOT_TIMEOUT, timeout)
+    notes = b""
+    for boot in range(1, BOOTS + 1):
+        kind, res = boot_once(arch, image, programs, argv, smp, numa, cpu, mem,
+                              cmdline, timeout, bt, dmesg_file, files, busybox,
+                              on_line, live)
+        if kind != "boot-hang":
+            out, err, rc = res
+            return out, notes + err, rc
+        notes += (f"[kernel-lab] boot {boot} of {BOOTS} never reached /init within "
+                  f"{bt} s (a lab failure, not CMD's)"
+                  f"{'; booting again' if boot < BOOTS else ''}\n").encode()
+        last = res
+    return (b"", notes + last + f"kernel-lab: boot failure: none of {BOOTS} boots "
+            f"reached /init within {bt} s (its last console lines and vCPUs above)\n"
+            .encode(), 125)
+
+
+class Console:
+    """The console file as QEMU writes it, read as it grows: /init's
+    marks and CMD's live lines."""
+
+    def __init__(self, path, token, on_line):
+        self.f = open(path, "rb")
+        self.token = token + ":"
+        self.on_line = on_line
+        self.rest = b""
+        self.init = None    # /init's uptime when it started CMD
+        self.text = None    # _text's address this boot
+        self.live = {"o": [], "e": []}
+
+    def poll(self):
+        data = self.f.read()
+        if not data:
+            return
+        lines = (self.rest + data).split(b"\n")
+        self.rest = lines.pop()
+        for raw in lines:
+            l = raw.replace(b"\r", b"").decode("utf-8", "replace")
+            # /init's first mark may follow the firmware's last line
+            # ("Probing EDD ... ok" has no newline before the kernel's quiet)
+            i = l.find(self.token)
+            if i < 0:
+                continue
+            l = l[i:]
+            tag, _, rest = l[len(self.token):].partition(" ")
+            if tag == "init":
+                self.init = rest
+            elif tag == "text" and re.fullmatch(r"[0-9a-f]{8,16}", rest):
+                self.text = int(rest, 16) or None  # 0: kallsyms hides it
+            elif tag in self.live:
+                self.live[tag].append(rest)
+                if self.on_line:
+                    self.on_line(tag, rest)
+
+    def close(self):
+        self.f.close()
+
+
+def boot_once(arch, image, programs, argv, smp, numa, cpu, mem, cmdline,
+              timeout, boot_timeout, dmesg_file, files, busybox, on_line, live):
+    """One boot: ("boot-hang", stderr bytes) or ("done", run()'s triple)."""
     work = tempfile.mkdtemp(prefix="kernel-lab.")
     try:
         token = "@@KL-" + secrets.token_hex(4)
         img = qemu_image(image, arch, work)
         initrd = os.path.join(work, "initramfs.cpio")
         make_initramfs(initrd, arch, busybox, programs, argv, files, token,
-                       dmesg_file is not None)
-        args = qemu_args(arch, img, initrd, smp, numa, cpu, mem, cmdline)
+                       dmesg_file is not None, live)
+        mon = os.path.join(work, "monitor")
+        args = qemu_args(arch, img, initrd, smp, numa, cpu, mem, cmdline, monitor=mon)
         if os.environ.get("KERNEL_LAB_VERBOSE"):
             print("kernel-lab: " + " ".join(shlex.quote(x) for x in args), file=sys.stderr)
         con_path = os.path.join(work, "console")
+        outcome, vcpus = None, []
         with open(con_path, "wb") as con, open(os.path.join(work, "qemu.err"), "wb") as qe:
-            p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=con, stderr=qe)
-            timed_out = False
+            p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=con, stderr=qe,
+                                 start_new_session=True)
+            watch = Console(con_path, token, on_line)
+            t0 = time.monotonic()
             try:
-                p.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
+                while True:
+                    try:
+                        p.wait(timeout=0.25)
+                        break
+                    except subprocess.TimeoutExpired:
+                        pass
+                    watch.poll()
+                    now = time.monotonic() - t0
+                    if watch.init is None and now >= boot_timeout:
+                        outcome = "boot-hang"
+                    elif now >= timeout:
+                        outcome = "timeout"
+                    if outcome:
+                        vcpus = monitor.dump(mon, arch)
+                        break
             finally:
-                # Also when we are stopped (SIGTERM, ^C): never leave a guest running.
+                # Also when we are stopped (SIGTERM, ^C): never leave a guest
+                # running (QEMU and, for a stand-in, all it started).
                 if p.poll() is None:
-                    p.kill()
+                    try:
+                        os.killpg(p.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
                     p.wait()
+                watch.poll()
+                watch.close()
         with open(con_path, "rb") as f:
             console = f.read().replace(b"\r", b"").decode("utf-8", "replace").splitlines()
         with open(os.path.join(work, "qemu.err"), "rb") as f:
             qerr = f.read().decode("utf-8", "replace").strip().splitlines()
-        return parse(console, token, timed_out, timeout, p.returncode, qerr, dmesg_file)
+        text = watch.text
+        syms = symbols.lookup(image, arch)
+        if text is None and re.search(r"(^|\s)nokaslr(\s|$)", cmdline):
+            text = symbols.link_text(arch, syms)  # not moved
+        where = monitor.describe(vcpus, syms, text,
+                                 monitor_ok=os.path.exists(mon))
+        if outcome == "boot-hang":
+            return "boot-hang", tail(console, token) + where
+        if outcome == "timeout":
+            out = b"" if on_line else "".join(l + "\n" for l in watch.live["o"]).encode()
+            err = b"" if on_line else "".join(l + "\n" for l in watch.live["e"]).encode()
+            return "done", (out, err + tail(console, token) + where +
+                            f"kernel-lab: timeout: CMD did not end within {timeout} s of "
+                            f"QEMU's start (killed; /init had started it at {watch.init} s "
+                            "of uptime; CMD's output so far, its last console lines and "
+                            "vCPUs above)\n".encode(), 124)
+        res = parse(console, token, p.returncode, qerr, dmesg_file)
+        if on_line and res[2] not in (124, 125):
+            res = (b"", b"", res[2])
+        return "done", res
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -278,11 +425,7 @@ def tail(console, token, n=20):
     return "".join(l + "\n" for l in lines[-n:]).encode()
 
 
-def parse(console, token, timed_out, timeout, qrc, qerr, dmesg_file):
-    if timed_out:
-        return (b"", tail(console, token) +
-                f"kernel-lab: timeout: the guest did not power off within {timeout} s "
-                "(killed; its last console lines above)\n".encode(), 124)
+def parse(console, token, qrc, qerr, dmesg_file):
     streams = {"O": [], "E": [], "D": []}
     ends = {}
     rc = None

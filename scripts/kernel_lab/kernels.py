@@ -237,13 +237,16 @@ Acquire::Check-Valid-Until "false";
                             os.path.join(self.root, "debs"))
         tmp = tempfile.mkdtemp(dir=self.root, prefix="extract.")
         try:
-            # Only the image and its config: a 6.12 package holds 100 MB of modules.
+            # Only the image, its config and System.map (the lab maps a
+            # wedged vCPU's instruction pointer to a symbol with it): a 6.12
+            # package holds 100 MB of modules.
             deb_tar = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", deb],
                                        stdout=subprocess.PIPE)
             tar = subprocess.run(
                 ["tar", "-x", "-C", tmp, "--wildcards", "./boot/vmlinuz-*",
-                 "./boot/config-*", "./usr/lib/modules/*/vmlinuz",
-                 "./usr/lib/modules/*/config"],
+                 "./boot/config-*", "./boot/System.map-*",
+                 "./usr/lib/modules/*/vmlinuz", "./usr/lib/modules/*/config",
+                 "./usr/lib/modules/*/System.map"],
                 stdin=deb_tar.stdout, stderr=subprocess.DEVNULL)
             deb_tar.stdout.close()
             deb_tar.wait()
@@ -257,6 +260,9 @@ Acquire::Check-Valid-Until "false";
             for c in (glob.glob(os.path.join(tmp, "boot", "config-*")) +
                       glob.glob(os.path.join(tmp, "usr/lib/modules/*/config"))):
                 shutil.copy(c, os.path.join(d, "config"))
+            for c in (glob.glob(os.path.join(tmp, "boot", "System.map-*")) +
+                      glob.glob(os.path.join(tmp, "usr/lib/modules/*/System.map"))):
+                shutil.copy(c, os.path.join(d, "System.map"))
             with open(os.path.join(d, "deb-size"), "w") as f:
                 f.write(f"{os.path.getsize(deb)}\n")
             shutil.move(found[0], img + ".tmp")

@@ -12,6 +12,11 @@ want = ["rseq-add:cpu", "rseq-add:mm_cid", "rseq-counter:cpu", "rseq-counter:mm_
         "atomic-fallback", "mm_cid+atomic"]
 want += ["lease:" + p for p in ("bitmap", "lazy", "lazy-batched", "cache-local", "inherit", "ownership")]
 want += ["shared-atomic", "mutex"]
+want += [op + ":" + ix for op in ("add_on", "cmpeqv_relaxed_on", "cmpeqv_cmpeqv_on", "trystorev_on")
+         for ix in ("cpu", "mm_cid")] + ["trystorev_release_on:cpu"]
+want += ["trymemcpy16_on:cpu", "trymemcpy16_on:mm_cid", "trymemcpy16_release_on:cpu"]
+want += [op + ":" + ix for op in ("pop+push", "deref_addv") for ix in ("cpu", "mm_cid")]
+want += ["atomic:" + op for op in ("cmpeqv_cmpeqv", "trystorev", "trymemcpy16", "deref_addv")]
 assert whats == want, whats
 for x in r:
     assert set(x) == {"what", "threads", "ns_per_op", "aborts", "path"}, x
@@ -20,9 +25,12 @@ for x in r:
     assert x["path"] in ("rseq", "atomic", "-"), x
 path = {x["what"]: x["path"] for x in r}
 assert path["atomic-fallback"] == "atomic"
+assert all(path[w] == "atomic" for w in whats if w.startswith("atomic"))
 if len(sys.argv) > 1:
     assert path["rseq-add:cpu"] == sys.argv[1] == path["rseq-add:mm_cid"], path
     assert path["rseq-counter:cpu"] == sys.argv[1] == path["rseq-counter:mm_cid"], path
+    assert all(path[w] == sys.argv[1] for w in whats if w.endswith((":cpu", ":mm_cid"))
+               and not w.startswith("lease")), path
 '
 
 run bench percpu --threads 2 --iters 2000 --reps 3 --json

@@ -17,13 +17,30 @@
 # namespace.  The archive's device nodes cannot be made there: each is a
 # bind of the host's /dev/null (the only one /init opens by name).  Exit 1
 # with a 'fake-qemu:' line when the sandbox cannot be made.
+#
+# FAKE_QEMU_HANG_BOOTS=FILE holding N > 0: this boot never reaches /init
+# (prints a firmware-like line and sleeps); N - 1 is written back.
+# FAKE_QEMU_IPS="IP..." (hex): -monitor unix:PATH,... is answered by
+# fake_monitor.py, its vCPUs at those instruction pointers.
 set -u
 initrd=
+monitor=
 while [ $# -gt 0 ]; do
 	[ "$1" = -initrd ] && initrd=$2
+	case "$1" in -monitor) case "$2" in unix:*) monitor=${2#unix:} monitor=${monitor%%,*} ;; esac ;; esac
 	shift
 done
+if [ -n "$monitor" ] && [ -n "${FAKE_QEMU_IPS:-}" ]; then
+	# shellcheck disable=SC2086 # IPs: words
+	python3 "$(dirname "$(readlink -f "$0")")/fake_monitor.py" "$monitor" $FAKE_QEMU_IPS &
+fi
 [ -r "$initrd" ] || { echo "fake-qemu: no -initrd" >&2; exit 1; }
+hang=${FAKE_QEMU_HANG_BOOTS:-}
+if [ -n "$hang" ] && [ "$(cat "$hang")" -gt 0 ]; then
+	echo $(($(cat "$hang") - 1)) >"$hang"
+	echo "fake-qemu: Probing EDD (edd=off to disable)... ok"
+	exec sleep 100000
+fi
 priv=
 [ "$(id -u)" -eq 0 ] && priv="setpriv --reuid=100000 --regid=100000 --clear-groups"
 # shellcheck disable=SC2016 # expanded in the sandbox

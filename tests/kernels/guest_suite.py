@@ -74,6 +74,7 @@ run percpu_fence env CIDK_EXPECT_PATH=%(path)s test_percpu_fence
 for i in %(freelist_runs)s; do run freelist$i percpu_freelist 8 20 20000; done
 %(forced)s
 run cid cidkit cid --threads 6 --duration 500 --json
+run stress cidkit stress --seconds 4 --json
 run abi cidkit abi --json
 '''
 # The newcomer's program, again and again in one guest (each run is a new
@@ -189,7 +190,7 @@ def main():
     # rseq area themselves, and send the library to the atomic path.
     want = abi_matrix.expected(matrix, release, arch)
     broken = [c for c in ABORT_CHECKS if want and "FAIL" in want.get(c, ())]
-    print("1..13")
+    print("1..14")
     ok(nproc == cpus, f"{where}: the guest booted with {cpus} CPUs")
     ok(release == planned, f"the guest booted {release}, the release the line's package "
        f"names ({planned}: the paths expected were planned for it"
@@ -279,6 +280,24 @@ def main():
            j["rseq"]["feature_size"] >= 20,
            f"cidkit cid: no mm_cid on {release}, said so (rseq feature size "
            f"{j['rseq']['feature_size']}, cpu_id and node_id only)")
+
+    # A short `cidkit stress` (docs/hunt.md): every invariant holds, each
+    # one checked where the kernel and path allow (uniqueness on the rseq
+    # mm_cid path, bound and compaction with mm_cid), and it ran phases.
+    text, rc = blocks.get("stress", ("", -1))
+    try:
+        st = json.loads(text)
+        v = {k: x["verdict"] for k, x in st["invariants"].items()}
+    except (ValueError, KeyError, TypeError):
+        st = v = None
+    want = {"uniqueness": "pass" if want_cid == "rseq" else "n/a",
+            "bound": "pass" if has_mm_cid else "n/a", "progress": "pass",
+            "compaction": "pass" if has_mm_cid else "n/a"}
+    ok(st is not None and rc == 0 and v == want and st["phases"] > 0 and st["threads"] > 0,
+       f"cidkit stress --seconds 4: exit {rc}, {st['phases'] if st else '?'} phases, "
+       f"invariants {v} (want {want})")
+    if st is None or v != want:
+        diag(text)
 
     # The rseq ABI's promises on this kernel (cidkit abi): readable JSON,
     # exit 1 exactly when a check FAILs, every check the verdict the

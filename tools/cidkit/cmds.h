@@ -13,6 +13,7 @@ int cmd_resctrl(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_abi(int argc, char **argv);
+int cmd_stress(int argc, char **argv);
 
 /* cidkit sim ... */
 int cmd_sim_locality(int argc, char **argv);

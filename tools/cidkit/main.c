@@ -14,6 +14,7 @@ static const struct cli_cmd commands[] = {
 	{ "cid", cmd_cid, "the kernel's cpu_id and mm_cid as threads wake and sleep" },
 	{ "sim", cmd_sim, "the simulator's scenarios" },
 	{ "abi", cmd_abi, "does this kernel keep rseq's promises? (abort, IDs, mm_cid, ...)" },
+	{ "stress", cmd_stress, "drive the kernel's mm_cid toward the 6.19 bugs; watch its invariants" },
 	{ "check", cmd_check, "explore interleavings of the CID policies' real code" },
 	{ "trace", cmd_trace, "record a real schedule (libtracefs) for 'sim replay'" },
 	{ "bench", cmd_bench, "benchmarks on this machine" },

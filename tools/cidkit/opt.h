@@ -33,7 +33,7 @@
 
 #define OPT_LIST_MAX 32  /* values of one list option */
 #define OPT_ITEM_LEN 256 /* bytes of one list value, with its NUL */
-#define OPT_TABLE_MAX 32 /* entries of one table, with the end */
+#define OPT_TABLE_MAX 48 /* entries of one table, with the end */
 
 enum opt_type {
 	OT_END,      /* ends the table */

@@ -33,7 +33,12 @@
  *    so the add is load, add, store with the store committing; the
  *    compare-and-store commits with a store-release (stlr), so data
  *    written before it is visible to whoever sees the new value, as x86's
- *    ordered stores give there; pop's commit is a plain store.
+ *    ordered stores give there; pop's commit is a plain store;
+ *  - the operations of issue 37 (listed in cidkit/arch/x86_64.h) commit
+ *    with str, or stlr when the constant @rel asks for release; their
+ *    compares branch to C labels (b.ne/b.eq to differs, moved), the
+ *    memcpy loop copies 8 bytes with ldr/str (unaligned accesses are
+ *    allowed on normal memory), then bytes.
  * Registers x13-x15 are the sections' scratch (clobbered); the thread
  * pointer is tpidr_el0 (__builtin_thread_pointer()).
  */
@@ -233,6 +238,200 @@ aborted:
 	return -1;
 moved:
 	return -2;
+}
+
+/*
+ * The operations of issue 37 (librseq's set), each: the head (arm, check
+ * the index @i: CIDK__PERCPU_A64_BEGIN), a body, the tail
+ * (CIDK__PERCPU_A64_END); one asm goto statement per operation,
+ * instantiated for the two indexings by the offset string, leaving to
+ * the C labels differs (1), aborted (-1), moved (-2).  The commit of the
+ * forms with a release variant is @st: "stlr" (release) or "str"
+ * (relaxed), chosen by the constant @rel.  Scratch: x13-x15.
+ */
+#define CIDK__PERCPU_A64_CMP                                                  \
+	"ldr x14, [%[v]]\n\t"                                                 \
+	"cmp x14, %[e]\n\t"                                                   \
+	"b.ne %l[differs]\n\t"
+
+#define CIDK__PERCPU_A64_STMT(off, body, ...)                                 \
+	__asm__ goto(CIDK__PERCPU_A64_BEGIN(off) body CIDK__PERCPU_A64_END    \
+		     : : [a] "r"(a), [i] "r"(i), __VA_ARGS__                  \
+		     : "x13", "x14", "x15", "cc", "memory"                    \
+		     : aborted, moved, differs)
+
+#define CIDK__PERCPU_A64_BOTH(body, ...)                                      \
+	do {                                                                  \
+		if (mm_cid)                                                   \
+			CIDK__PERCPU_A64_STMT("24", body, __VA_ARGS__);       \
+		else                                                          \
+			CIDK__PERCPU_A64_STMT("4", body, __VA_ARGS__);        \
+	} while (0)
+
+/* Relaxed or release commit of one statement (a constant after inlining). */
+#define CIDK__PERCPU_A64_REL(body_rel, body_plain, ...)                       \
+	do {                                                                  \
+		if (rel)                                                      \
+			CIDK__PERCPU_A64_BOTH(body_rel, __VA_ARGS__);         \
+		else                                                          \
+			CIDK__PERCPU_A64_BOTH(body_plain, __VA_ARGS__);       \
+	} while (0)
+
+#define CIDK__PERCPU_A64_RESULTS                                              \
+	return 0;                                                             \
+differs:                                                                      \
+	return 1;                                                             \
+aborted:                                                                      \
+	return -1;                                                            \
+moved:                                                                        \
+	return -2
+
+#define CIDK__PERCPU_A64_AREA char *a = (char *)__builtin_thread_pointer() + rs
+
+/* *v += delta: load, add, store (the commit). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add_on(intptr_t *v, intptr_t delta,
+					       unsigned int i, ptrdiff_t rs,
+					       int mm_cid)
+{
+	CIDK__PERCPU_A64_AREA;
+
+	CIDK__PERCPU_A64_BOTH("ldr x13, [%[v]]\n\t"
+			      "add x13, x13, %[d]\n\t"
+			      "str x13, [%[v]]\n\t",
+			      [v] "r"(v), [d] "r"(delta));
+	CIDK__PERCPU_A64_RESULTS;
+}
+
+/* if (*v != expect) fail; *v = newv (str, or stlr when @rel). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cbne_store(intptr_t *v,
+						   intptr_t expect,
+						   intptr_t newv, int rel,
+						   unsigned int i,
+						   ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_A64_AREA;
+
+	CIDK__PERCPU_A64_REL(CIDK__PERCPU_A64_CMP "stlr %[n], [%[v]]\n\t",
+			     CIDK__PERCPU_A64_CMP "str %[n], [%[v]]\n\t",
+			     [v] "r"(v), [e] "r"(expect), [n] "r"(newv));
+	CIDK__PERCPU_A64_RESULTS;
+}
+
+/* if (*v != expect || *v2 != expect2) fail; *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_cbne_store(intptr_t *v, intptr_t expect, intptr_t *v2,
+				intptr_t expect2, intptr_t newv,
+				unsigned int i, ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_A64_AREA;
+
+	CIDK__PERCPU_A64_BOTH(CIDK__PERCPU_A64_CMP
+			      "ldr x13, [%[v2]]\n\t"
+			      "cmp x13, %[e2]\n\t"
+			      "b.ne %l[differs]\n\t"
+			      "str %[n], [%[v]]\n\t",
+			      [v] "r"(v), [e] "r"(expect), [v2] "r"(v2),
+			      [e2] "r"(expect2), [n] "r"(newv));
+	CIDK__PERCPU_A64_RESULTS;
+}
+
+/* if (*v != expect) fail; *v2 = newv2 (an attempt); *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_store_store(intptr_t *v, intptr_t expect, intptr_t *v2,
+				 intptr_t newv2, intptr_t newv, int rel,
+				 unsigned int i, ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_A64_AREA;
+
+	CIDK__PERCPU_A64_REL(CIDK__PERCPU_A64_CMP
+			     "str %[n2], [%[v2]]\n\t"
+			     "stlr %[n], [%[v]]\n\t",
+			     CIDK__PERCPU_A64_CMP
+			     "str %[n2], [%[v2]]\n\t"
+			     "str %[n], [%[v]]\n\t",
+			     [v] "r"(v), [e] "r"(expect), [v2] "r"(v2),
+			     [n2] "r"(newv2), [n] "r"(newv));
+	CIDK__PERCPU_A64_RESULTS;
+}
+
+/*
+ * The copy of @len bytes @src -> @dst: 8 bytes at a time, then the rest
+ * byte by byte (x13 the count, x14 the data).
+ */
+#define CIDK__PERCPU_A64_COPY                                                 \
+	"mov x13, #0\n"                                                       \
+	"9:\n\t"                                                              \
+	"add x14, x13, #8\n\t"                                                \
+	"cmp x14, %[len]\n\t"                                                 \
+	"b.hi 11f\n\t"                                                        \
+	"ldr x14, [%[src], x13]\n\t"                                          \
+	"str x14, [%[dst], x13]\n\t"                                          \
+	"add x13, x13, #8\n\t"                                                \
+	"b 9b\n"                                                              \
+	"11:\n\t"                                                             \
+	"cmp x13, %[len]\n\t"                                                 \
+	"b.hs 10f\n\t"                                                        \
+	"ldrb w14, [%[src], x13]\n\t"                                         \
+	"strb w14, [%[dst], x13]\n\t"                                         \
+	"add x13, x13, #1\n\t"                                                \
+	"b 11b\n"                                                             \
+	"10:\n\t"
+
+/* if (*v != expect) fail; copy (an attempt); *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_memcpy_store(intptr_t *v, intptr_t expect, void *dst,
+				  const void *src, size_t len, intptr_t newv,
+				  int rel, unsigned int i, ptrdiff_t rs,
+				  int mm_cid)
+{
+	CIDK__PERCPU_A64_AREA;
+
+	CIDK__PERCPU_A64_REL(CIDK__PERCPU_A64_CMP CIDK__PERCPU_A64_COPY
+			     "stlr %[n], [%[v]]\n\t",
+			     CIDK__PERCPU_A64_CMP CIDK__PERCPU_A64_COPY
+			     "str %[n], [%[v]]\n\t",
+			     [v] "r"(v), [e] "r"(expect), [dst] "r"(dst),
+			     [src] "r"(src), [len] "r"(len), [n] "r"(newv));
+	CIDK__PERCPU_A64_RESULTS;
+}
+
+/*
+ * head = *v; if (head == expectnot) fail; *out = head (an attempt);
+ * *v = *(intptr_t *)(head + off).
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cbeq_pop(intptr_t *v,
+						 intptr_t expectnot,
+						 ptrdiff_t off, intptr_t *out,
+						 unsigned int i, ptrdiff_t rs,
+						 int mm_cid)
+{
+	CIDK__PERCPU_A64_AREA;
+
+	CIDK__PERCPU_A64_BOTH("ldr x14, [%[v]]\n\t"
+			      "cmp x14, %[e]\n\t"
+			      "b.eq %l[differs]\n\t"
+			      "str x14, [%[out]]\n\t"
+			      "ldr x13, [x14, %[off]]\n\t"
+			      "str x13, [%[v]]\n\t",
+			      [v] "r"(v), [e] "r"(expectnot), [off] "r"(off),
+			      [out] "r"(out));
+	CIDK__PERCPU_A64_RESULTS;
+}
+
+/* **(intptr_t **)(*v + off) += inc: three loads, an add, the store. */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_deref_add(intptr_t *v, ptrdiff_t off,
+						  intptr_t inc, unsigned int i,
+						  ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_A64_AREA;
+
+	CIDK__PERCPU_A64_BOTH("ldr x14, [%[v]]\n\t"
+			      "ldr x14, [x14, %[off]]\n\t"
+			      "ldr x13, [x14]\n\t"
+			      "add x13, x13, %[d]\n\t"
+			      "str x13, [x14]\n\t",
+			      [v] "r"(v), [off] "r"(off), [d] "r"(inc));
+	CIDK__PERCPU_A64_RESULTS;
 }
 
 #endif /* __aarch64__ && __GNUC__ && !__AARCH64EB__ */

@@ -13,7 +13,40 @@
  *   cidk__percpu_cs_add_at(base, stride, n, delta, cs, ix)
  *   cidk__percpu_cs_cmpeqv_storev(v, expect, newv, i, rs, mm_cid)
  *   cidk__percpu_cs_pop(v, out, i, rs, mm_cid)
- * with the results described above each below.  @rs is the rseq area's
+ * and the operations of issue 37 (librseq's set, include/rseq/pseudocode.h
+ * there), each a section that first checks that the index is still @i:
+ *   cidk__percpu_cs_add_on(v, delta, i, rs, mm_cid)
+ *       *v += delta                      (librseq: load_add_store)
+ *   cidk__percpu_cs_cbne_store(v, expect, newv, rel, i, rs, mm_cid)
+ *       if (*v != expect) 1; *v = newv   (load_cbne_store)
+ *   cidk__percpu_cs_cbne_cbne_store(v, expect, v2, expect2, newv, i, rs,
+ *                                   mm_cid)
+ *       if (*v != expect || *v2 != expect2) 1; *v = newv
+ *                                        (load_cbne_load_cbne_store)
+ *   cidk__percpu_cs_cbne_store_store(v, expect, v2, newv2, newv, rel, i,
+ *                                    rs, mm_cid)
+ *       if (*v != expect) 1; *v2 = newv2; *v = newv
+ *                                        (load_cbne_store_store)
+ *   cidk__percpu_cs_cbne_memcpy_store(v, expect, dst, src, len, newv, rel,
+ *                                     i, rs, mm_cid)
+ *       if (*v != expect) 1; copy len bytes src -> dst (any alignment,
+ *       len may be 0); *v = newv         (load_cbne_memcpy_store)
+ *   cidk__percpu_cs_cbeq_pop(v, expectnot, off, out, i, rs, mm_cid)
+ *       h = *v; if (h == expectnot) 1; *out = h; *v = *(h + off)
+ *                                        (load_cbeq_store_add_load_store)
+ *   cidk__percpu_cs_deref_add(v, off, inc, i, rs, mm_cid)
+ *       **(intptr_t **)(*v + off) += inc (load_add_load_load_add_store)
+ * each returning 0 (committed), 1 (a comparison failed; nothing stored),
+ * -1 (aborted: the caller counts it and retries) or -2 (the index is not
+ * @i; nothing stored).  @rel (a constant after inlining) asks that the
+ * commit be a store-release: every store before it, the section's and
+ * the caller's, visible to whoever sees @newv (on x86-64 every store is,
+ * so it is ignored here).  The last store of each body is the commit, at
+ * post_commit_ip; the earlier stores ("attempts") may be redone after an
+ * abort.  A port writes three pieces once (the head that arms and checks
+ * the index, the compare of *v, the tail with the abort handler) and one
+ * body per operation, instantiated for the two index offsets.
+ * @rs is the rseq area's
  * offset from the thread pointer (cidk_percpu_rseq_off), @mm_cid selects
  * the index field (mm_cid at 24, else cpu_id at 4), @cs and @ix are the
  * rseq_cs field's and the index's offsets from the thread pointer.
@@ -244,6 +277,182 @@ CIDK__PERCPU_INLINE int cidk__percpu_cs_pop(intptr_t *v, intptr_t *out,
 		CIDK__PERCPU_POP_ASM("4");
 	*out = head;
 	return ret;
+}
+
+/*
+ * The operations of issue 37, librseq's set (include/rseq/pseudocode.h),
+ * each a section that checks the index the caller chose (@i) first, as
+ * the compare-and-store above does, and leaves through asm goto: 0
+ * committed, 1 a comparison failed (nothing stored), -1 aborted by the
+ * kernel, -2 the index is no longer @i (nothing stored).  Three pieces
+ * written once: the head (arm, check the index: CIDK__PERCPU_X86_ON), the
+ * compare of *v with @expect (CIDK__PERCPU_X86_CMP), the tail
+ * (post_commit_ip, signature, abort handler: CIDK__PERCPU_X86_TAIL);
+ * each operation is its body between them, one asm statement per
+ * operation instantiated for the two indexings (the offset string).  On
+ * x86 every store is a release (TSO), so the relaxed and release forms
+ * are the same instructions (@rel is ignored).  Scratch: rax, rcx.
+ */
+#define CIDK__PERCPU_X86_ON(off_op)                                           \
+	CIDK__PERCPU_CS_ARM("8(%[rs])")                                       \
+	"cmpl %[i], %%fs:" off_op "(%[rs])\n\t"                               \
+	"jne %l[moved]\n\t"
+
+#define CIDK__PERCPU_X86_CMP                                                  \
+	"cmpq %[e], (%[v])\n\t"                                               \
+	"jne %l[differs]\n\t"
+
+#define CIDK__PERCPU_X86_TAIL                                                 \
+	"2:\n\t"                                                              \
+	CIDK__PERCPU_CS_ABORT                                                 \
+	"jmp %l[aborted]\n\t"                                                 \
+	".popsection\n\t"
+
+/* The statement: head, @body, tail; operands common to all plus @in. */
+#define CIDK__PERCPU_X86_STMT(off_op, body, ...)                              \
+	__asm__ goto(CIDK__PERCPU_X86_ON(off_op) body CIDK__PERCPU_X86_TAIL   \
+		     : : [rs] "r"(rs), [i] "r"(i), __VA_ARGS__                \
+		     : "rax", "rcx", "cc", "memory"                           \
+		     : aborted, moved, differs)
+
+/* Both indexings of one statement: the mm_cid field at 24, cpu_id at 4. */
+#define CIDK__PERCPU_X86_BOTH(body, ...)                                      \
+	do {                                                                  \
+		if (mm_cid)                                                   \
+			CIDK__PERCPU_X86_STMT("24", body, __VA_ARGS__);       \
+		else                                                          \
+			CIDK__PERCPU_X86_STMT("4", body, __VA_ARGS__);        \
+	} while (0)
+
+/* The labels every such function ends with. */
+#define CIDK__PERCPU_X86_RESULTS                                              \
+	return 0;                                                             \
+differs:                                                                      \
+	return 1;                                                             \
+aborted:                                                                      \
+	return -1;                                                            \
+moved:                                                                        \
+	return -2
+
+/* *v += delta (one non-locked add, the commit). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add_on(intptr_t *v, intptr_t delta,
+					       unsigned int i, ptrdiff_t rs,
+					       int mm_cid)
+{
+	CIDK__PERCPU_X86_BOTH("addq %[d], (%[v])\n\t",
+			      [v] "r"(v), [d] "er"(delta));
+	CIDK__PERCPU_X86_RESULTS;
+}
+
+/* if (*v != expect) fail; *v = newv. */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cbne_store(intptr_t *v,
+						   intptr_t expect,
+						   intptr_t newv, int rel,
+						   unsigned int i,
+						   ptrdiff_t rs, int mm_cid)
+{
+	(void)rel;
+	CIDK__PERCPU_X86_BOTH(CIDK__PERCPU_X86_CMP "movq %[n], (%[v])\n\t",
+			      [v] "r"(v), [e] "r"(expect), [n] "r"(newv));
+	CIDK__PERCPU_X86_RESULTS;
+}
+
+/* if (*v != expect || *v2 != expect2) fail; *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_cbne_store(intptr_t *v, intptr_t expect, intptr_t *v2,
+				intptr_t expect2, intptr_t newv,
+				unsigned int i, ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_X86_BOTH(CIDK__PERCPU_X86_CMP
+			      "cmpq %[e2], (%[v2])\n\t"
+			      "jne %l[differs]\n\t"
+			      "movq %[n], (%[v])\n\t",
+			      [v] "r"(v), [e] "r"(expect), [v2] "r"(v2),
+			      [e2] "r"(expect2), [n] "r"(newv));
+	CIDK__PERCPU_X86_RESULTS;
+}
+
+/* if (*v != expect) fail; *v2 = newv2 (an attempt); *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_store_store(intptr_t *v, intptr_t expect, intptr_t *v2,
+				 intptr_t newv2, intptr_t newv, int rel,
+				 unsigned int i, ptrdiff_t rs, int mm_cid)
+{
+	(void)rel;
+	CIDK__PERCPU_X86_BOTH(CIDK__PERCPU_X86_CMP
+			      "movq %[n2], (%[v2])\n\t"
+			      "movq %[n], (%[v])\n\t",
+			      [v] "r"(v), [e] "r"(expect), [v2] "r"(v2),
+			      [n2] "r"(newv2), [n] "r"(newv));
+	CIDK__PERCPU_X86_RESULTS;
+}
+
+/*
+ * if (*v != expect) fail; copy @len bytes @src -> @dst (an attempt: 8
+ * bytes at a time, then the rest byte by byte); *v = newv.
+ */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_memcpy_store(intptr_t *v, intptr_t expect, void *dst,
+				  const void *src, size_t len, intptr_t newv,
+				  int rel, unsigned int i, ptrdiff_t rs,
+				  int mm_cid)
+{
+	(void)rel;
+	CIDK__PERCPU_X86_BOTH(CIDK__PERCPU_X86_CMP
+			      "xorl %%ecx, %%ecx\n"
+			      "9:\n\t"
+			      "leaq 8(%%rcx), %%rax\n\t"
+			      "cmpq %[len], %%rax\n\t"
+			      "ja 11f\n\t"
+			      "movq (%[src], %%rcx), %%rax\n\t"
+			      "movq %%rax, (%[dst], %%rcx)\n\t"
+			      "addq $8, %%rcx\n\t"
+			      "jmp 9b\n"
+			      "11:\n\t"
+			      "cmpq %[len], %%rcx\n\t"
+			      "jae 10f\n\t"
+			      "movb (%[src], %%rcx), %%al\n\t"
+			      "movb %%al, (%[dst], %%rcx)\n\t"
+			      "incq %%rcx\n\t"
+			      "jmp 11b\n"
+			      "10:\n\t"
+			      "movq %[n], (%[v])\n\t",
+			      [v] "r"(v), [e] "r"(expect), [dst] "r"(dst),
+			      [src] "r"(src), [len] "r"(len), [n] "r"(newv));
+	CIDK__PERCPU_X86_RESULTS;
+}
+
+/*
+ * Pop at an offset: head = *v; if (head == expectnot) fail; *out = head
+ * (an attempt); *v = *(intptr_t *)(head + off).
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cbeq_pop(intptr_t *v,
+						 intptr_t expectnot,
+						 ptrdiff_t off, intptr_t *out,
+						 unsigned int i, ptrdiff_t rs,
+						 int mm_cid)
+{
+	CIDK__PERCPU_X86_BOTH("movq (%[v]), %%rax\n\t"
+			      "cmpq %[e], %%rax\n\t"
+			      "je %l[differs]\n\t"
+			      "movq %%rax, (%[out])\n\t"
+			      "movq (%%rax, %[off]), %%rax\n\t"
+			      "movq %%rax, (%[v])\n\t",
+			      [v] "r"(v), [e] "r"(expectnot), [off] "r"(off),
+			      [out] "r"(out));
+	CIDK__PERCPU_X86_RESULTS;
+}
+
+/* Offset dereference add: **(intptr_t **)(*v + off) += inc. */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_deref_add(intptr_t *v, ptrdiff_t off,
+						  intptr_t inc, unsigned int i,
+						  ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_X86_BOTH("movq (%[v]), %%rax\n\t"
+			      "movq (%%rax, %[off]), %%rax\n\t"
+			      "addq %[d], (%%rax)\n\t",
+			      [v] "r"(v), [off] "r"(off), [d] "er"(inc));
+	CIDK__PERCPU_X86_RESULTS;
 }
 
 #endif /* __x86_64__ && __GNUC__ */

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""The hunt: `cidkit stress` in Debian's kernels, one guest per job.
+
+  hunt.py jobs [--kernels K,K...] [--arches A,A...] [--smp N,N...]
+               [--seeds N] [--workloads W,W...] [--seconds S]
+  hunt.py one KERNEL ARCH SMP WORKLOAD SEED [--seconds S] [--out DIR]
+  hunt.py table DIR...
+  hunt.py boots KERNEL ARCH SMP N [--boot-timeout S] [--cmdline ARGS]
+
+`boots` boots KERNEL N times in a row (CMD: cat /proc/uptime) with
+nokaslr and prints one JSON line per boot: whether it reached /init, the
+guest's uptime there, the wall time, the host's load average, and for a
+boot that never reached /init the vCPUs' symbols (the "Probing EDD" hang:
+docs/hunt.md).
+
+`jobs` prints one `hunt.py one ...` command line per kernel x arch x smp
+x workload x seed (GNU parallel runs them: `hunt.py jobs | parallel -j1`,
+`--sshlogin` spreads them over machines); `one` boots KERNEL on ARCH with
+SMP vCPUs (scripts/kernel-lab), runs `cidkit stress --workload WORKLOAD
+--seed SEED --seconds S --heartbeat 1000 --json` in it and writes one
+JSON line (to DIR/K_A_SMP_W_SEED.json with --out, else stdout) with the
+verdict:
+  pass      the stress ended, every invariant held
+  FAIL      it ended, an invariant failed (which, and its detail)
+  freeze    CMD did not end within S + 90 s (kernel-lab exit 124): the
+            last heartbeat's time (time to freeze) and each vCPU's
+            function from QEMU's monitor
+  boot      the guest never reached /init in 3 boots (a lab failure)
+  panic     the guest stopped without CMD's status
+`table` prints the markdown table of the JSON lines in DIR(s).
+Bounded: each guest is killed S + 90 s after QEMU's start.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAB = os.path.join(HERE, "kernel-lab")
+
+KERNELS = ["6.19.6", "6.19.8", "6.19.10", "6.19.14", "7.0", "7.1", "7.2", "7.3"]
+
+
+def one(a):
+    t0 = time.monotonic()
+    cmd = [sys.executable, LAB, "run", "--kernel", a.kernel, "--arch", a.arch,
+           "--smp", str(a.smp), "--timeout", str(a.seconds + 90),
+           "--boot-timeout", "150", "--",
+           "cidkit", "stress", "--workload", a.workload, "--seed", str(a.seed),
+           "--seconds", str(a.seconds), "--heartbeat", "1000", "--json"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err = p.stderr.decode("utf-8", "replace")
+    row = dict(kernel=a.kernel, arch=a.arch, smp=a.smp, workload=a.workload,
+               seed=a.seed, seconds=a.seconds, exit=p.returncode,
+               wall=round(time.monotonic() - t0, 1),
+               command=" ".join(["scripts/kernel-lab"] + cmd[2:]))
+    beats = [float(m.group(1)) for m in re.finditer(r"^# t=([0-9.]+) s", err, re.M)]
+    row["last_heartbeat_s"] = beats[-1] if beats else None
+    if p.returncode in (0, 1):
+        try:
+            r = json.loads(p.stdout)
+            row["verdict"] = "pass" if r["ok"] else "FAIL"
+            row["invariants"] = {k: v["verdict"] + ": " + v["detail"]
+                                 for k, v in r["invariants"].items()}
+            row["stress"] = {k: r[k] for k in ("phases", "threads", "clone_vm_children",
+                                               "forks", "max_users", "max_mm_cid")}
+        except (ValueError, KeyError):
+            row["verdict"] = "error"
+            row["detail"] = err.strip().splitlines()[-3:]
+    elif p.returncode == 124:
+        row["verdict"] = "freeze"
+        row["kernel_said"] = [l.strip() for l in err.splitlines()
+                              if re.search(r"soft lockup|rcu_(preempt|sched) detected|hung_task|blocked for", l)]
+        row["vcpus"] = [l.strip() for l in err.splitlines()
+                        if l.strip().startswith(("vCPU ", "[kernel-lab] vCPUs"))]
+    elif p.returncode == 125 and "boot failure" in err:
+        row["verdict"] = "boot"
+    elif p.returncode == 125:
+        row["verdict"] = "panic"
+        row["detail"] = err.strip().splitlines()[-8:]
+    else:
+        row["verdict"] = "error"
+        row["detail"] = err.strip().splitlines()[-3:]
+    row["boots_retried"] = err.count("never reached /init")
+    # /init's own line: a panic before it is the boot's, not the stress's
+    row["init_reached"] = p.returncode in (0, 1) or "running CMD" in err
+    line = json.dumps(row)
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        name = f"{a.kernel}_{a.arch}_{a.smp}_{a.workload}_{a.seed}.json"
+        with open(os.path.join(a.out, name), "w") as f:
+            f.write(line + "\n")
+    print(line)
+    return 0
+
+
+def jobs(a):
+    me = os.path.abspath(__file__)
+    for k in a.kernels.split(","):
+        for arch in a.arches.split(","):
+            for smp in a.smp.split(","):
+                for w in a.workloads.split(","):
+                    for s in range(1, a.seeds + 1):
+                        print(f"{sys.executable} {me} one {k} {arch} {smp} {w} {s} "
+                              f"--seconds {a.seconds}" + (f" --out {a.out}" if a.out else ""))
+    return 0
+
+
+def table(a):
+    rows = []
+    for d in a.dirs:
+        for f in sorted(glob.glob(os.path.join(d, "*.json"))):
+            rows += [json.loads(l) for l in open(f) if l.strip()]
+    print("| kernel | arch | vCPUs | workload | seed | verdict | time to freeze (s) | vCPUs at the freeze | wall (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        ttf = ""
+        if r["verdict"] == "freeze":  # no heartbeat: in the first round
+            ttf = r["last_heartbeat_s"] if r["last_heartbeat_s"] is not None else "< round 1's end"
+        vc = "; ".join(v.split("  ip")[0] for v in r.get("vcpus", []) if v.startswith("vCPU"))
+        if r["verdict"] == "FAIL":
+            vc = "; ".join(f"{k}: {v}" for k, v in r["invariants"].items() if v.startswith("FAIL"))
+        print(f"| {r['kernel']} | {r['arch']} | {r['smp']} | {r['workload']} | {r['seed']} | "
+              f"{r['verdict']} | {ttf} | {vc} | {r['wall']} |")
+    return 0
+
+
+def boots(a):
+    for i in range(a.n):
+        t0 = time.monotonic()
+        load = os.getloadavg()[0]
+        cmd = [sys.executable, LAB, "run", "--kernel", a.kernel, "--arch", a.arch,
+               "--smp", str(a.smp), "--timeout", str(a.boot_timeout + 60),
+               "--boot-timeout", str(a.boot_timeout),
+               "--cmdline", ("nokaslr " + a.cmdline).strip(), "--", "cat", "/proc/uptime"]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        err = p.stderr.decode("utf-8", "replace")
+        hung = err.count("never reached /init")
+        row = dict(boot=i + 1, kernel=a.kernel, smp=a.smp, cmdline=a.cmdline,
+                   exit=p.returncode, hung_boots=hung, load=round(load, 1),
+                   wall=round(time.monotonic() - t0, 1),
+                   uptime=(p.stdout.split() or [b"?"])[0].decode(),
+                   vcpus=[l.strip() for l in err.splitlines() if l.strip().startswith("vCPU ")])
+        if p.returncode != 0:
+            row["tail"] = err.strip().splitlines()[-24:]
+        print(json.dumps(row), flush=True)
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(prog="hunt.py")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    j = sub.add_parser("jobs")
+    j.add_argument("--kernels", default=",".join(KERNELS))
+    j.add_argument("--arches", default="x86_64,arm64")
+    j.add_argument("--smp", default="4,8")
+    j.add_argument("--workloads", default="vfork-repro,fork-race,mixed")
+    j.add_argument("--seeds", type=int, default=2)
+    j.add_argument("--seconds", type=int, default=60)
+    j.add_argument("--out")
+    o = sub.add_parser("one")
+    o.add_argument("kernel")
+    o.add_argument("arch", choices=["x86_64", "arm64"])
+    o.add_argument("smp", type=int)
+    o.add_argument("workload")
+    o.add_argument("seed", type=int)
+    o.add_argument("--seconds", type=int, default=60)
+    o.add_argument("--out")
+    b = sub.add_parser("boots")
+    b.add_argument("kernel")
+    b.add_argument("arch", choices=["x86_64", "arm64"])
+    b.add_argument("smp", type=int)
+    b.add_argument("n", type=int)
+    b.add_argument("--boot-timeout", type=int, default=60)
+    b.add_argument("--cmdline", default="")
+    t = sub.add_parser("table")
+    t.add_argument("dirs", nargs="+")
+    a = p.parse_args()
+    return {"jobs": jobs, "one": one, "table": table, "boots": boots}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
