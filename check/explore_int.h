@@ -147,6 +147,8 @@ void chk_xp_cache_taint(unsigned long step);
 void chk_xp_corrupt_why(unsigned int tid, char *why, size_t len);
 bool chk_xp_only_events_wait(void);
 void chk_xp_liveness_why(char *why, size_t len);
+/* Why thread @i cannot take its next step (the length written). */
+size_t chk_xp_wait_why(unsigned int i, char *why, size_t len);
 
 /* explore_replay.c */
 int chk_xp_replay_pick(uint8_t e, unsigned int last, unsigned int *c);

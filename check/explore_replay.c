@@ -58,6 +58,62 @@ static void replay_until_why(const struct chk_replay *d)
 			 X.ri + 1, name, d->until, X.rn, d->nth);
 }
 
+/* The directive as written: "T1:25", "T1/2", "T1", "T1~1". */
+static void directive_str(const struct chk_replay *d, char *buf, size_t len)
+{
+	const char *name = X.m->thread_name(X.m->ctx, d->tid);
+
+	if (d->way)
+		snprintf(buf, len, "%s~%u", name, d->way);
+	else if (d->steps)
+		snprintf(buf, len, "%s:%lu", name, d->steps);
+	else if (d->events)
+		snprintf(buf, len, "%s/%lu", name, d->events);
+	else
+		snprintf(buf, len, "%s", name);
+}
+
+/*
+ * A directive whose thread finished, or cannot run, before it did what
+ * the directive asks: how far it got, and why it stopped.  Step counts
+ * are the code's: a line written under another policy, variant or mutant
+ * counts other steps (the same events are other steps), so it says so;
+ * event directives (T/N) are the same under every policy.
+ */
+static void replay_short_why(const struct chk_replay *d, const struct thr *t)
+{
+	const char *name = X.m->thread_name(X.m->ctx, d->tid);
+	char dir[48];
+	size_t n;
+
+	directive_str(d, dir, sizeof(dir));
+	n = (size_t)snprintf(X.replay_err, sizeof(X.replay_err),
+			     "directive %u (%s): ", X.ri + 1, dir);
+	if (d->steps)
+		n += (size_t)snprintf(X.replay_err + n, sizeof(X.replay_err) - n,
+				      "%s ran %lu of its %lu step(s) and ", name,
+				      X.rn, d->steps);
+	else if (d->events)
+		n += (size_t)snprintf(X.replay_err + n, sizeof(X.replay_err) - n,
+				      "%s finished %lu of its %lu event(s) and ",
+				      name, X.rn, d->events);
+	if (n >= sizeof(X.replay_err))
+		return;
+	if (t->finished)
+		n += (size_t)snprintf(X.replay_err + n, sizeof(X.replay_err) - n,
+				      "%s finished: it has no more steps",
+				      d->steps || d->events ? "then" : name);
+	else
+		n += chk_xp_wait_why(d->tid, X.replay_err + n,
+				     sizeof(X.replay_err) - n);
+	if (d->steps && n < sizeof(X.replay_err))
+		snprintf(X.replay_err + n, sizeof(X.replay_err) - n,
+			 "; step counts are this code's (--policy, --mutant): "
+			 "a line found under another one runs here only where "
+			 "their steps agree; T/N counts events, the same "
+			 "under every policy");
+}
+
 /*
  * The replay's choice among the enabled threads @e: the current
  * directive's thread, or after the last one the thread that ran last
@@ -70,7 +126,6 @@ int chk_xp_replay_pick(uint8_t e, unsigned int last, unsigned int *c)
 		const struct chk_replay *d = &X.o->replay[X.ri];
 		const struct thr *t = &X.t[d->tid];
 		bool can = e & (1u << d->tid);
-		const char *name;
 
 		if (d->stop) {
 			X.ri++;
@@ -85,11 +140,7 @@ int chk_xp_replay_pick(uint8_t e, unsigned int last, unsigned int *c)
 				replay_until_why(d);
 				return -EINVAL;
 			}
-			name = X.m->thread_name(X.m->ctx, d->tid);
-			snprintf(X.replay_err, sizeof(X.replay_err),
-				 "directive %u: %s %s before it was done",
-				 X.ri + 1, name,
-				 t->finished ? "finished" : "cannot run");
+			replay_short_why(d, t);
 			return -EINVAL;
 		}
 		X.rn += !d->until && !d->events;
@@ -121,6 +172,12 @@ int chk_xp_replay(struct chk_result *r)
 		return chk_xp_keep(r, &out);
 	}
 	out.step_cut |= out.starved; /* one schedule: cut, whatever the cycle */
+	/* the directive whose thread ran the execution's last step: its
+	 * last count comes after that step, when no pick asks for it */
+	while (X.ri < X.o->nreplay && !X.o->replay[X.ri].stop &&
+	       replay_done(&X.o->replay[X.ri], &X.t[X.o->replay[X.ri].tid],
+			   false))
+		replay_next();
 	if (X.ri < X.o->nreplay && !out.step_cut) {
 		if (!X.o->replay[X.ri].until) {
 			snprintf(r->why, sizeof(r->why),

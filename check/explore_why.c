@@ -41,45 +41,53 @@ bool chk_xp_only_events_wait(void)
 	return true;
 }
 
+/* Why thread @i, not finished, cannot take its next step, in words. */
+size_t chk_xp_wait_why(unsigned int i, char *why, size_t len)
+{
+	const struct thr *t = &X.t[i];
+	const char *name = X.m->thread_name(X.m->ctx, i);
+
+	if (t->op == CIDK__OP_SPIN)
+		return (size_t)snprintf(why, len,
+			"%s spins in %s (%s:%u) and no other thread can change what it waits for",
+			name, t->site.func, chk_short_file(t->site.file),
+			t->site.line);
+	if (t->op == CIDK__OP_LOCK) {
+		const char *holder = "?";
+		char buf[64];
+		const char *an = X.m->addr_name ?
+			X.m->addr_name(X.m->ctx, t->addr, buf, sizeof(buf)) : NULL;
+
+		for (unsigned int j = 0; j < X.nlocks; j++)
+			if (X.lock_addr[j] == t->addr &&
+			    X.lock_holder[j] != NO_THREAD)
+				holder = X.m->thread_name(X.m->ctx,
+							  X.lock_holder[j]);
+		return (size_t)snprintf(why, len,
+			"%s waits in %s (%s:%u) for lock %s, held by %s",
+			name, t->site.func, chk_short_file(t->site.file),
+			t->site.line, an ? an : "?", holder);
+	}
+	{
+		char buf[96];
+		const char *w = X.m->waiting ?
+			X.m->waiting(X.m->ctx, i, buf, sizeof(buf)) : NULL;
+
+		return (size_t)snprintf(why, len, "%s %s", name,
+					w ? w : "cannot start its next event");
+	}
+}
+
 void chk_xp_liveness_why(char *why, size_t len)
 {
 	size_t n = 0;
 
 	for (unsigned int i = 0; i < X.m->nthreads && n < len; i++) {
-		const struct thr *t = &X.t[i];
-		const char *name = X.m->thread_name(X.m->ctx, i);
-
-		if (t->finished)
+		if (X.t[i].finished)
 			continue;
-		if (t->op == CIDK__OP_SPIN) {
-			n += (size_t)snprintf(why + n, len - n,
-					      "%s%s spins in %s (%s:%u) and no other thread can change what it waits for",
-					      n ? "; " : "", name, t->site.func,
-					      chk_short_file(t->site.file), t->site.line);
-		} else if (t->op == CIDK__OP_LOCK) {
-			const char *holder = "?";
-			char buf[64];
-			const char *an = X.m->addr_name ?
-				X.m->addr_name(X.m->ctx, t->addr, buf, sizeof(buf)) : NULL;
-
-			for (unsigned int j = 0; j < X.nlocks; j++)
-				if (X.lock_addr[j] == t->addr &&
-				    X.lock_holder[j] != NO_THREAD)
-					holder = X.m->thread_name(X.m->ctx,
-								  X.lock_holder[j]);
-			n += (size_t)snprintf(why + n, len - n,
-					      "%s%s waits in %s (%s:%u) for lock %s, held by %s",
-					      n ? "; " : "", name, t->site.func,
-					      chk_short_file(t->site.file), t->site.line,
-					      an ? an : "?", holder);
-		} else {
-			char buf[96];
-			const char *w = X.m->waiting ?
-				X.m->waiting(X.m->ctx, i, buf, sizeof(buf)) : NULL;
-
-			n += (size_t)snprintf(why + n, len - n, "%s%s %s",
-					      n ? "; " : "", name,
-					      w ? w : "cannot start its next event");
-		}
+		if (n)
+			n += (size_t)snprintf(why + n, len - n, "; ");
+		if (n < len)
+			n += chk_xp_wait_why(i, why + n, len - n);
 	}
 }

@@ -31,6 +31,7 @@
 #include "memory.h"
 #include "opt.h"
 #include "report.h"
+#include "fromtrace.h"
 #include "scenario.h"
 #include "shard.h"
 #include "shardio.h"
@@ -393,6 +394,16 @@ static int do_list(const struct opts *o)
 		json_finish(&w);
 	return 0;
 }
+/* --from-trace TRACE: the scenario chk_from_trace() wrote. */
+static int load_text(const char *arg, const char *text, struct scenario *s)
+{
+	char why[256];
+
+	if (scn_parse(text, s, why, sizeof(why)))
+		return cli_error("check: --from-trace: %s: the scenario made of "
+				 "it does not parse: %s", cli_q(arg), why);
+	return 0;
+}
 
 static int do_check(const struct opts *o)
 {
@@ -405,8 +416,9 @@ static int do_check(const struct opts *o)
 		struct run x;
 
 		memset(&x, 0, sizeof(x));
-		rc = o->scenario ? load_scenario(o->scenario, &x.s)
-				 : scn_find_index(i, &x.s);
+		rc = o->trace_text ? load_text(o->from_trace, o->trace_text, &x.s)
+		     : o->scenario ? load_scenario(o->scenario, &x.s)
+				   : scn_find_index(i, &x.s);
 		if (rc)
 			return CLI_EXIT_USAGE;
 		rc = run_prepare(&x, o);
@@ -424,6 +436,10 @@ static int do_check(const struct opts *o)
 			report_json(&w, &x, o);
 		} else {
 			report_human(&x, o);
+			if (o->trace_text)
+				printf("scenario file (save as trace.scn; "
+				       "--scenario trace.scn):\n%s",
+				       o->trace_text);
 		}
 		report_time(&x.r);
 		bad += x.r.verdict == CHK_VIOLATION;
@@ -696,6 +712,24 @@ static int check_scale_opts(struct opts *o)
 	return 0;
 }
 
+/* --from-trace: its scenario text, and it stands for --scenario. */
+static int from_trace_opt(struct opts *o)
+{
+	const char *rep;
+	char why[512];
+
+	if (!o->from_trace)
+		return 0;
+	if (o->scenario)
+		return cli_error("check: --from-trace and --scenario exclude "
+				 "each other");
+	if (chk_from_trace(o->from_trace, 16, &o->trace_text, &rep, why,
+			   sizeof(why)))
+		return cli_error("check: --from-trace: %s", why);
+	o->scenario = o->from_trace;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct opts *o)
 {
 	uint64_t max_steps = 20000, max_schedules = 0, random = 0, seed = 1;
@@ -708,6 +742,10 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ OPT_STRING("scenario", 0, &o->scenario, "S",
 			     "a name from --list, else a scenario file (default: "
 			     "all)") },
+		{ OPT_STRING("from-trace", 0, &o->from_trace, "TRACE",
+			     "the scenario of a schedule `cidkit trace record` "
+			     "wrote (ftrace text): its thread group's tasks and "
+			     "events, the first 16; printed after the verdict") },
 		{ OPT_UINT("preemptions", 0, &o->c.preemptions, 0, 8, "N",
 			   "at most N explorer switches per schedule: the "
 			   "explorer runs another task's step while the "
@@ -822,6 +860,9 @@ static int parse(int argc, char **argv, struct opts *o)
 	rc = check_scale_opts(o);
 	if (rc)
 		return rc;
+	rc = from_trace_opt(o);
+	if (rc)
+		return rc;
 	o->gen = (struct gen_opts){ generate, seed, (double)budget, o->policy,
 				    print_gen, o->mutant };
 	if ((budget || print_gen) && !generate)
@@ -894,8 +935,10 @@ int main(int argc, char **argv)
 	struct opts o;
 	int rc = parse(argc, argv, &o);
 
-	if (rc)
+	if (rc) {
+		free(o.trace_text);
 		return opt_status(rc);
+	}
 	if (o.merge)
 		return do_merge(&o);
 	if (o.list)
@@ -910,5 +953,7 @@ int main(int argc, char **argv)
 		return litmus_table(stdout, o.c.weak_bound) ? 1 : 0;
 	if (o.gen.n)
 		return gen_run(&o.gen, &o.c);
-	return do_check(&o);
+	rc = do_check(&o);
+	free(o.trace_text);
+	return rc;
 }

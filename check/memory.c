@@ -80,6 +80,8 @@ static struct {
 	unsigned int pick;	/* load: mo position read; store: placed after */
 	bool restore;		/* memory to be set back to the newest at end */
 	bool fence_after;	/* rc11: a seq_cst fence once the step ran */
+	/* the last step: a load whose value is not its word's newest */
+	const void *stale_addr;
 } M;
 
 static const char *const names[CHK_MEM_NR] = { "sc", "tso", "rc11" };
@@ -451,6 +453,7 @@ unsigned int chk_mem_options(unsigned int tid, int op, const void *addr,
 
 	M.active = false;
 	M.ways = 1;
+	M.stale_addr = NULL;
 	if (M.model == CHK_MEM_SC || M.overflow)
 		return 1;
 	M.tid = tid;
@@ -542,6 +545,8 @@ void chk_mem_access(uint64_t found, uint64_t left)
 		return;
 	l = &M.l[M.li];
 	if (M.kind == K_LOAD) {
+		if (l->m[M.pick].val != newest(l)->val)
+			M.stale_addr = l->addr;
 		if (M.restore) {
 			mem_write(l, newest(l)->val);
 			M.restore = false;
@@ -582,6 +587,11 @@ void chk_mem_access(uint64_t found, uint64_t left)
 		rc11_insert(M.li, l->n - 1, left, true);
 		M.mo = mo;
 	}
+}
+
+const void *chk_mem_stale_load(void)
+{
+	return M.stale_addr;
 }
 
 void chk_mem_end(void)

@@ -69,6 +69,13 @@ unsigned int chk_mem_options(unsigned int tid, int op, const void *addr,
 void chk_mem_begin(unsigned int k);
 /* Inside the step, after its access: the value found and left. */
 void chk_mem_access(uint64_t found, uint64_t left);
+/*
+ * After the step (until the next chk_mem_options()): the word it loaded
+ * when it read a value other than the word's newest store's -- what the
+ * thread saw and the properties, which read the newest, did not -- else
+ * NULL (always NULL under sc).
+ */
+const void *chk_mem_stale_load(void);
 /* The step has run (the thread is at its next point or finished). */
 void chk_mem_end(void);
 

@@ -105,6 +105,9 @@ struct props {
 	uint64_t begin_next_scan[CHK_MAX_THREADS];
 	unsigned int begin_weight[CHK_MAX_THREADS];
 	bool other_ran[CHK_MAX_THREADS];	/* since its event began */
+	/* since its event began, the thread read an older value of a word
+	 * own-keep and own-converge judge by (check/memory.h) */
+	bool saw_old[CHK_MAX_THREADS];
 	bool in_ev[CHK_MAX_THREADS];
 	enum scn_ev_kind ev_kind[CHK_MAX_THREADS];
 	/* own-keep: the CID a task owned at the end of its last switch-in */
@@ -276,6 +279,7 @@ void props_begin(struct props *pr, unsigned int tid, const struct scn_event *e)
 	pr->in_ev[tid] = true;
 	pr->ev_kind[tid] = e->kind;
 	pr->other_ran[tid] = false;
+	pr->saw_old[tid] = false;
 	pr->begin_epoch[tid] = pr->epoch;
 	pr->begin_bm_version[tid] = pr->bm_version;
 	pr->begin_bm[tid] = bitmap(pr);
@@ -339,7 +343,7 @@ static void end_in(struct props *pr, unsigned int tid, const struct scn_event *e
 	unsigned int max = ld(&mm->max_cids), own0 = pr->begin_own[tid];
 	bool stable = pr->begin_epoch[tid] == pr->epoch &&
 		      pr->begin_mode[tid] == mode && pr->begin_max[tid] == max &&
-		      !(mode & TRANSIT);
+		      !(mode & TRANSIT) && !pr->saw_old[tid];
 	unsigned long free_below;
 
 	pr->kept[tid] = false;
@@ -364,6 +368,17 @@ static void end_in(struct props *pr, unsigned int tid, const struct scn_event *e
 		fail(pr, "own-converge: %s switched in keeping CID %u >= max_cids "
 			 "%u while CID %u stayed free",
 		     name, cid, max, (unsigned int)__builtin_ctzl(free_below));
+	/* own-converge: an exchange goes below max_cids (convergence's
+	 * search is bounded by it: [V5] mm_cid_converge()'s
+	 * mm_get_cid_below(mm, max_cids)) */
+	if (stable && cid >= max &&
+	    ((!(mode & ONCPU) && on_task(own0) && own0 != cid &&
+	      on_task(pr->begin_slot[tid])) ||
+	     ((mode & ONCPU) && on_cpu(pr->begin_slot[tid] & own0) &&
+	      (own0 & ~ONCPU) != cid)))
+		fail(pr, "own-converge: %s switched in exchanging CID %u for "
+			 "CID %u, not below max_cids %u", name,
+		     own0 & ~ONCPU, cid, max);
 	/*
 	 * own-transit (at switch-in): a switch-in that runs entirely inside
 	 * a transition and takes the slow path -- per-task: the task or the
@@ -628,11 +643,36 @@ static void step_mode(struct props *pr)
 	}
 }
 
+/*
+ * A word own-keep and own-converge judge a switch-in by: the mode, max_cids,
+ * the bitmap, a CPU's slot.  Under --memory tso/rc11 the switch-in may read
+ * an older store of one (the kernel's READ_ONCE() of mm->mm_cid.max_cids
+ * under the runqueue lock, not the mutex that orders its writes, allows
+ * it); judged by the newest, a convergence put off to the next switch-in
+ * would be a violation.  Such a switch-in is not judged by them.
+ */
+static bool judged_word(const struct props *pr, const void *a)
+{
+	const struct cidk_cid_mm *mm = pr->mm;
+
+	if (a == &mm->max_cids || a == &mm->mode || a == &mm->percpu ||
+	    a == &mm->transit || a == &mm->cidmask->bits[0])
+		return true;
+	for (unsigned int c = 0; c < mm->nr_cpu_ids; c++)
+		if (a == &mm->slots[c].cid)
+			return true;
+	return false;
+}
+
 int props_step(struct props *pr, char *why, size_t len)
 {
 	unsigned int self = chk_self();
+	const void *old = chk_mem_stale_load();
 
 	pr->steps++;
+	if (old && self < pr->v.s->ntasks && pr->in_ev[self] &&
+	    judged_word(pr, old))
+		pr->saw_old[self] = true;
 	for (unsigned int i = 0; i < pr->v.s->ntasks; i++)
 		if (i != self)
 			pr->other_ran[i] = true;

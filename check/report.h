@@ -44,6 +44,8 @@ struct opts {
 	char **files;
 	unsigned int nfiles;
 	struct gen_opts gen; /* --generate (gen.h) */
+	const char *from_trace;	/* --from-trace (fromtrace.h) */
+	char *trace_text;	/* its scenario file */
 };
 
 struct run {
