@@ -261,9 +261,11 @@ static void cbne_librseq(struct run *r, unsigned int id)
  * value and @v + 1 as the commit; retry when the section failed (another
  * thread on the CPU moved @v: 1; the thread moved: -EAGAIN or librseq's
  * -1).  CIDK_TRY/LR_TRY are the one call each row differs by, with @c the
- * copy, @i the index and @v the value read.
+ * copy, @i the index and @v the value read.  CIDK_ON_LOOP is the cidkit
+ * side of every _on row: READ (nothing, or CBNE_READ) after the index,
+ * then the call.
  */
-#define CIDK_CBNE_LOOP(name, CIDK_TRY)                                        \
+#define CIDK_ON_LOOP(name, READ, CIDK_TRY)                                   \
 	static void name(struct run *r, unsigned int id)                      \
 	{                                                                     \
 		enum cidk_percpu_index idx = cidx(r);                         \
@@ -276,15 +278,12 @@ static void cbne_librseq(struct run *r, unsigned int id)
 		for (unsigned int n = 0; n < r->iters; n++) {                 \
 			for (;;) {                                            \
 				int i = cidk_percpu_index_read(idx), rc;      \
-				struct copy *c;                               \
-				intptr_t v;                                   \
                                                                               \
 				if (i < 0) {                                  \
 					bad++;                                \
 					break;                                \
 				}                                             \
-				c = cidk_pool_ptr(pool, h, (unsigned int)i);  \
-				v = __atomic_load_n(&c->v, __ATOMIC_RELAXED); \
+				READ                                          \
 				rc = CIDK_TRY;                                \
 				if (!rc)                                      \
 					break;                                \
@@ -296,6 +295,12 @@ static void cbne_librseq(struct run *r, unsigned int id)
 		}                                                             \
 		r->bad += bad;                                                \
 	}
+
+/* The compare family reads the copy's @v (and keeps @c) first. */
+#define CBNE_READ                                                             \
+	struct copy *c = cidk_pool_ptr(pool, h, (unsigned int)i);             \
+	intptr_t v = __atomic_load_n(&c->v, __ATOMIC_RELAXED);
+#define CIDK_CBNE_LOOP(name, CIDK_TRY) CIDK_ON_LOOP(name, CBNE_READ, CIDK_TRY)
 
 #define LR_CBNE_LOOP(name, LR_TRY)                                            \
 	static void name(struct run *r, unsigned int id)                      \
@@ -360,66 +365,16 @@ LR_CBNE_LOOP(memcpy_rel_librseq,
 
 /* --- load-add-store with the index named (_on) ----------------------- */
 
-static void addon_cidkit(struct run *r, unsigned int id)
-{
-	enum cidk_percpu_index idx = cidx(r);
-	struct cidk_pool *pool = r->s.pool;
-	cidk_pool_handle h = r->s.h;
-	long bad = 0;
-
-	(void)id;
-	for (unsigned int n = 0; n < r->iters; n++) {
-		for (;;) {
-			int i = cidk_percpu_index_read(idx), rc;
-
-			if (i < 0) {
-				bad++;
-				break;
-			}
-			rc = cidk_percpu_add_on(pool, h, idx, (unsigned int)i, 1);
-			if (!rc)
-				break;
-			if (rc != -EAGAIN) {
-				bad++;
-				break;
-			}
-		}
-	}
-	r->bad += bad;
-}
+CIDK_ON_LOOP(addon_cidkit, ,
+	     cidk_percpu_add_on(pool, h, idx, (unsigned int)i, 1))
 
 /* --- load-add-load-load-add-store: *(*(v) + off) += 1 ---------------- */
 
 #define DEREF_OFF ((long)offsetof(struct copy, cntp))
 
-static void deref_cidkit(struct run *r, unsigned int id)
-{
-	enum cidk_percpu_index idx = cidx(r);
-	struct cidk_pool *pool = r->s.pool;
-	cidk_pool_handle h = r->s.h;
-	long bad = 0;
-
-	(void)id;
-	for (unsigned int n = 0; n < r->iters; n++) {
-		for (;;) {
-			int i = cidk_percpu_index_read(idx), rc;
-
-			if (i < 0) {
-				bad++;
-				break;
-			}
-			rc = cidk_percpu_offset_deref_addv_on(
-				pool, h, idx, (unsigned int)i, DEREF_OFF, 1);
-			if (!rc)
-				break;
-			if (rc != -EAGAIN) {
-				bad++;
-				break;
-			}
-		}
-	}
-	r->bad += bad;
-}
+CIDK_ON_LOOP(deref_cidkit, ,
+	     cidk_percpu_offset_deref_addv_on(pool, h, idx, (unsigned int)i,
+					      DEREF_OFF, 1))
 
 static void deref_librseq(struct run *r, unsigned int id)
 {
