@@ -22,6 +22,13 @@ step bench mask --reps 21
 echo
 echo "== the kernel's own IDs: cpu_id and mm_cid from rseq, threads waking and sleeping"
 step cid --threads 4 --duration 300
+echo "== per-CPU operations (librseq's set, both indexings): tcmalloc's per-CPU slab,"
+echo "   batch push/pop and a resizer fencing CPUs; every object in one place after each round"
+printf '\n$ examples/percpu_slab 4 4 5000\n'
+"$(dirname "$cidkit")/examples/percpu_slab" 4 4 5000
+echo "== cidkit stress: threads crossing the CPU count, CLONE_VM children, forks, affinity"
+echo "   churn; four invariants of the kernel's mm_cid watched from user space (2 s)"
+step stress --seconds 2
 echo "== CID leases: ns per enter/exit pair, every policy, vs a mutex (short run)"
 step bench lease --iters 50000 --reps 5
 
@@ -53,6 +60,10 @@ echo "== one schedule replayed and stopped: a task schedules in while the fork's
 echo "   walk is under way, and hands its CID to its CPU in transit"
 step check --scenario "$(dirname "$0")/../tests/data/check/walk.scn" --replay 'T1/2,T0@fixup_tasks_to_cpus,T1/1,!'
 step check --mutants
+echo "== the same checker on the kernel's own mm_cid code: Debian's linux-source 7.2"
+echo "   fetched (first run ~1 min, 160 MB), its CONFIG_SCHED_MM_CID blocks compiled"
+echo "   against cidkit's stand-ins at run time (docs/check-kernel.md)"
+step check --kernel-source 7.2 --scenario concurrent-forks
 echo "== counter reads: open once, pread many (cidkit cat, a drop-in for fastcat)"
 step cat --print /sys/devices/system/cpu/online /proc/loadavg
 printf '\n$ FASTCAT_READ_COUNT=1000 cidkit cat --stats /sys/devices/system/cpu/cpu0/topology/core_id\n'
