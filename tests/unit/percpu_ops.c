@@ -25,6 +25,7 @@
 #include <sys/rseq.h>
 
 #include <cidkit/percpu.h>
+#include <cidkit/rseq.h>
 
 #include "tap.h"
 
@@ -461,10 +462,18 @@ int main(void)
 		skip_all("cannot pin to one CPU");
 	diag("path: %s (%s)", cidk_percpu_path_name(p),
 	     cidk_percpu_why(CIDK_PERCPU_CPU_ID));
-	if (want)
+	if (want) {
+		/* a kernel without mm_cid (before 6.3): that indexing is atomic */
+		struct cidk_rseq_info info;
+		int has_mm_cid = !cidk_rseq_info(&info) && info.has_mm_cid;
+
 		ok(!strcmp(want, cidk_percpu_path_name(p)) &&
-			   cidk_percpu_path(CIDK_PERCPU_MM_CID) == p,
-		   "both indexings on the %s path", want);
+			   cidk_percpu_path(CIDK_PERCPU_MM_CID) ==
+				   (has_mm_cid ? p : CIDK_PERCPU_ATOMIC),
+		   "cpu_id on the %s path, mm_cid on %s (the kernel %s mm_cid)",
+		   want, has_mm_cid ? "the same" : "the atomic",
+		   has_mm_cid ? "has" : "has no");
+	}
 #if CIDK_PERCPU_HAVE_RSEQ
 	if (p == CIDK_PERCPU_RSEQ)
 		check_descriptors();
