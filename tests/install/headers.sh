@@ -9,7 +9,9 @@
 #      libcidkit.so) and sees every public struct with C's layout;
 #   3. percpu.h's aarch64, riscv64, ppc64le and s390x critical sections
 #      compile and assemble with the cross compilers and clang
-#      (percpu_use.c), one signature per descriptor;
+#      (percpu_use.c), one signature per descriptor, and on riscv64,
+#      ppc64le and s390x as many descriptors as on aarch64 (every
+#      operation, the issue-37 ones included, is a section there);
 #   4. mask.h's atomic bit operations compile, as C and as C++, to the
 #      instructions of the C11 _Atomic code they replaced (atomic_ref.c):
 #      making the header C++-safe cost the C path nothing.
@@ -62,9 +64,13 @@ done
 # on this host: compile and assemble every operation for aarch64 (Debian's
 # cross gcc, clang and clang++ with --target), and find glibc's arm64
 # signature (brk #0x45e0) before the abort handlers, one per descriptor.
+# Each compiler's aarch64 descriptor count is kept (a64_gcc, a64_clang,
+# a64_clangxx) for the other architectures below.
+a64_gcc=0 a64_clang=0 a64_clangxx=0
 for mode in "aarch64-linux-gnu-gcc -x c -std=c11 -pedantic" \
 	"clang --target=aarch64-linux-gnu -x c -std=c11 -pedantic" \
 	"clang++ --target=aarch64-linux-gnu -x c++ -std=c++17 -pedantic"; do
+	descs=0
 	# shellcheck disable=SC2086
 	$mode -O2 $W -I"$SRC/include" -c "$HERE/percpu_use.c" -o "$tmp/a64.o" >"$tmp/err" 2>&1 &&
 		sigs=$(aarch64-linux-gnu-objdump -d -j __rseq_failure "$tmp/a64.o" |
@@ -74,13 +80,21 @@ for mode in "aarch64-linux-gnu-gcc -x c -std=c11 -pedantic" \
 		echo "signatures $sigs, descriptors $descs" >>"$tmp/err" &&
 		[ "$sigs" -gt 0 ] && [ "$sigs" -eq "$descs" ]
 	ok $? "percpu.h's aarch64 sections assemble: $mode" "$tmp/err"
+	case $mode in
+	aarch64-linux-gnu-gcc*) a64_gcc=$descs ;;
+	clang++*) a64_clangxx=$descs ;;
+	*) a64_clang=$descs ;;
+	esac
 done
 
 # The same for riscv64, ppc64le and s390x (cidkit/arch/{riscv64,ppc64le,
 # s390x}.h): every operation compiles and assembles for each, and each
 # descriptor has its abort handler's signature word (riscv "csrw mhartid,
 # x0", ppc "twui r5,11" in little-endian bytes, s390 "trap4", big-endian)
-# in __rseq_failure: one per descriptor.
+# in __rseq_failure: one per descriptor.  And as many descriptors as the
+# same compiler gives aarch64 for the same program: every operation of
+# cidkit/arch/x86_64.h's list (the issue-37 ones included) is a section
+# on each, none left to a stub that emits nothing.
 for spec in "riscv64-linux-gnu:f1401073" "powerpc64le-linux-gnu:0b 00 e5 0f" \
 	"s390x-linux-gnu:b2 ff 0f ff"; do
 	t=${spec%%:*}
@@ -88,6 +102,7 @@ for spec in "riscv64-linux-gnu:f1401073" "powerpc64le-linux-gnu:0b 00 e5 0f" \
 	for mode in "$t-gcc -x c -std=c11 -pedantic" \
 		"clang --target=$t -x c -std=c11 -pedantic" \
 		"clang++ --target=$t -x c++ -std=c++17 -pedantic"; do
+		descs=0
 		# shellcheck disable=SC2086
 		$mode -O2 $W -I"$SRC/include" -c "$HERE/percpu_use.c" -o "$tmp/x.o" >"$tmp/err" 2>&1 &&
 			sigs=$($t-objdump -d -j __rseq_failure "$tmp/x.o" | grep -c "$word") &&
@@ -96,6 +111,14 @@ for spec in "riscv64-linux-gnu:f1401073" "powerpc64le-linux-gnu:0b 00 e5 0f" \
 			echo "signatures $sigs, descriptors $descs" >>"$tmp/err" &&
 			[ "$sigs" -gt 0 ] && [ "$sigs" -eq "$descs" ]
 		ok $? "percpu.h's ${t%%-*} sections assemble: $mode" "$tmp/err"
+		case $mode in
+		clang++*) want=$a64_clangxx ;;
+		clang*) want=$a64_clang ;;
+		*) want=$a64_gcc ;;
+		esac
+		echo "descriptors $descs, aarch64's $want" >"$tmp/err"
+		[ "$want" -gt 0 ] && [ "$descs" -eq "$want" ]
+		ok $? "percpu.h's ${t%%-*} sections: every operation, as on aarch64: $mode" "$tmp/err"
 	done
 done
 
