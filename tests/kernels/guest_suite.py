@@ -87,10 +87,12 @@ FORCED = "run freelist_rseq env CIDK_PERCPU=rseq percpu_freelist 8 20 20000"
 # exact totals) needs tens of seconds under TCG to see an abort of each
 # kind: only when CIDK_GUEST_OPS_SECONDS is set (make check-kernels).
 OPS = ("run percpu_ops env CIDK_EXPECT_PATH=%(path)s test_percpu_ops\n"
+       "run percpu_ops_atomic env CIDK_PERCPU=atomic CIDK_EXPECT_PATH=atomic "
+       "test_percpu_ops\n"
        "run slab percpu_slab 4 4 5000")
-# ... on the architectures they are ported to (riscv64, ppc64le and s390x
-# have today's four operations only: include/cidkit/arch/unported.h).
-OPS_PORTED = ("x86_64", "arm64")
+# ... on the architectures they are ported to (every one with critical
+# sections: include/cidkit/arch/*.h).
+OPS_PORTED = ("x86_64", "arm64", "riscv64", "ppc64le", "s390x")
 OPS_STRESS = ("run percpu_ops_stress env CIDK_EXPECT_PATH=%(path)s "
               "CIDK_TEST_SECONDS=%(secs)s test_percpu_ops_stress")
 
@@ -209,14 +211,14 @@ def main():
     # rseq area themselves, and send the library to the atomic path.
     want = abi_matrix.expected(matrix, release, arch)
     broken = [c for c in ABORT_CHECKS if want and "FAIL" in want.get(c, ())]
-    print(f"1..{16 + bool(ops_secs)}")
+    print(f"1..{17 + bool(ops_secs)}")
     ok(nproc == cpus, f"{where}: the guest booted with {cpus} CPUs")
     ok(release == planned, f"the guest booted {release}, the release the line's package "
        f"names ({planned}: the paths expected were planned for it"
        f"{', which the matrix records as breaking the abort promise' if broken_kernel else ''})")
 
     tap_blocks = ["percpu_api", "rseq_cpu", "rseq_mm_cid", "rseq_threads",
-                  "percpu_sums", "percpu_fence", "percpu_ops"]
+                  "percpu_sums", "percpu_fence", "percpu_ops", "percpu_ops_atomic"]
     if ops_secs:
         tap_blocks.append("percpu_ops_stress")
     for name in tap_blocks:
@@ -243,7 +245,7 @@ def main():
            if excused else "")
         if not good_run:
             diag(text)
-        elif name in ("percpu_sums", "percpu_fence"):
+        elif name in ("percpu_sums", "percpu_fence", "percpu_ops_stress"):
             # The abort counts (each phase's), for the record of each run.
             for l in text.splitlines():
                 if re.match(r"^ok \d+ .*abort", l):

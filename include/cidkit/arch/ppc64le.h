@@ -3,9 +3,9 @@
  * cidkit/arch/ppc64le.h - the 64-bit little-endian POWER (ELFv2) rseq
  * critical sections behind cidkit/percpu.h (GCC or Clang).  Internal:
  * include <cidkit/percpu.h>, which includes this header there; alone it
- * compiles to nothing elsewhere.  It provides the first four sections
- * cidkit/arch/x86_64.h lists, with the same results; the issue-37
- * operations come from cidkit/arch/unported.h (-ENOSYS) until written.
+ * compiles to nothing elsewhere.  It provides every section
+ * cidkit/arch/x86_64.h lists (the first four and the operations of issue
+ * 37), with the same results.
  *
  * The powerpc rules of the rseq ABI, as this file keeps them (public
  * sources: the kernel's tools/testing/selftests/rseq/rseq-ppc.h, with
@@ -34,8 +34,9 @@
  *    index read before (cmpw against @i) inside the section;
  *  - the commit is one store, the last instruction of the section; POWER
  *    has no memory add, so the add is ld, add, std (the commit); the
- *    compare-and-store's store follows an lwsync (a release, as librseq's
- *    release forms use), pop's is plain.
+ *    compare-and-store's store, and the commit of the issue-37 release
+ *    forms, follows an lwsync (a release, as librseq's release forms
+ *    use); the other commits are plain.
  * Registers r17-r19 (call-saved: the compiler saves them) and cr7 are the
  * sections' scratch; addresses are "b" operands (never r0, which reads as
  * 0 in a base position).
@@ -245,8 +246,206 @@ moved:
 	return -2;
 }
 
-/* The issue-37 operations: not written for this architecture yet. */
-#include <cidkit/arch/unported.h>
+/*
+ * The operations of issue 37 (the list at the top of cidkit/arch/x86_64.h,
+ * same arguments and results), each a section that checks the index @i
+ * first (CIDK__PERCPU_PPC_BEGIN) and leaves through asm goto: 0
+ * committed, 1 a comparison failed (nothing stored), -1 aborted, -2 the
+ * index is no longer @i.  One statement per operation, instantiated for
+ * the two indexings (the offset string); the commit is the last store,
+ * preceded by an lwsync in the release forms (@rel, a constant after
+ * inlining, picks the statement).  Scratch: r17 (free once the
+ * descriptor's address is stored), r18, r19, cr7.
+ */
+#define CIDK__PERCPU_PPC_CMP                                                  \
+	"ld %%r18, 0(%[v])\n\t"                                               \
+	"cmpd %%cr7, %%r18, %[e]\n\t"                                         \
+	"bne- %%cr7, %l[differs]\n\t"
+
+#define CIDK__PERCPU_PPC_STMT(off, body, ...)                                 \
+	__asm__ goto(CIDK__PERCPU_PPC_BEGIN(off) body CIDK__PERCPU_PPC_END    \
+		     : : [a] "b"(a), [i] "r"(i), __VA_ARGS__                  \
+		     : CIDK__PERCPU_PPC_CLOBBERS : aborted, moved, differs)
+
+#define CIDK__PERCPU_PPC_BOTH(body, ...)                                      \
+	do {                                                                  \
+		if (mm_cid)                                                   \
+			CIDK__PERCPU_PPC_STMT("24", body, __VA_ARGS__);       \
+		else                                                          \
+			CIDK__PERCPU_PPC_STMT("4", body, __VA_ARGS__);        \
+	} while (0)
+
+/* Release (an lwsync before the commit) or relaxed form of one body. */
+#define CIDK__PERCPU_PPC_REL(body_rel, body_plain, ...)                       \
+	do {                                                                  \
+		if (rel)                                                      \
+			CIDK__PERCPU_PPC_BOTH(body_rel, __VA_ARGS__);         \
+		else                                                          \
+			CIDK__PERCPU_PPC_BOTH(body_plain, __VA_ARGS__);       \
+	} while (0)
+
+#define CIDK__PERCPU_PPC_RESULTS                                              \
+	return 0;                                                             \
+differs:                                                                      \
+	return 1;                                                             \
+aborted:                                                                      \
+	return -1;                                                            \
+moved:                                                                        \
+	return -2
+
+#define CIDK__PERCPU_PPC_AREA char *a = (char *)cidk__thread_pointer() + rs
+
+/* *v += delta: load, add, store (the commit). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add_on(intptr_t *v, intptr_t delta,
+					       unsigned int i, ptrdiff_t rs,
+					       int mm_cid)
+{
+	CIDK__PERCPU_PPC_AREA;
+
+	CIDK__PERCPU_PPC_BOTH("ld %%r18, 0(%[v])\n\t"
+			      "add %%r18, %%r18, %[d]\n\t"
+			      "std %%r18, 0(%[v])\n\t",
+			      [v] "b"(v), [d] "r"(delta));
+	CIDK__PERCPU_PPC_RESULTS;
+}
+
+/* if (*v != expect) fail; *v = newv (after an lwsync when @rel). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cbne_store(intptr_t *v,
+						   intptr_t expect,
+						   intptr_t newv, int rel,
+						   unsigned int i,
+						   ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_PPC_AREA;
+
+	CIDK__PERCPU_PPC_REL(CIDK__PERCPU_PPC_CMP
+			     "lwsync\n\t"
+			     "std %[n], 0(%[v])\n\t",
+			     CIDK__PERCPU_PPC_CMP
+			     "std %[n], 0(%[v])\n\t",
+			     [v] "b"(v), [e] "r"(expect), [n] "r"(newv));
+	CIDK__PERCPU_PPC_RESULTS;
+}
+
+/* if (*v != expect || *v2 != expect2) fail; *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_cbne_store(intptr_t *v, intptr_t expect, intptr_t *v2,
+				intptr_t expect2, intptr_t newv,
+				unsigned int i, ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_PPC_AREA;
+
+	CIDK__PERCPU_PPC_BOTH(CIDK__PERCPU_PPC_CMP
+			      "ld %%r19, 0(%[v2])\n\t"
+			      "cmpd %%cr7, %%r19, %[e2]\n\t"
+			      "bne- %%cr7, %l[differs]\n\t"
+			      "std %[n], 0(%[v])\n\t",
+			      [v] "b"(v), [e] "r"(expect), [v2] "b"(v2),
+			      [e2] "r"(expect2), [n] "r"(newv));
+	CIDK__PERCPU_PPC_RESULTS;
+}
+
+/* if (*v != expect) fail; *v2 = newv2 (an attempt); *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_store_store(intptr_t *v, intptr_t expect, intptr_t *v2,
+				 intptr_t newv2, intptr_t newv, int rel,
+				 unsigned int i, ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_PPC_AREA;
+
+	CIDK__PERCPU_PPC_REL(CIDK__PERCPU_PPC_CMP
+			     "std %[n2], 0(%[v2])\n\t"
+			     "lwsync\n\t"
+			     "std %[n], 0(%[v])\n\t",
+			     CIDK__PERCPU_PPC_CMP
+			     "std %[n2], 0(%[v2])\n\t"
+			     "std %[n], 0(%[v])\n\t",
+			     [v] "b"(v), [e] "r"(expect), [v2] "b"(v2),
+			     [n2] "r"(newv2), [n] "r"(newv));
+	CIDK__PERCPU_PPC_RESULTS;
+}
+
+/*
+ * The copy of @len bytes @src -> @dst: 8 bytes at a time, then the rest
+ * byte by byte (r17 the count, r18 the data; labels 5-7, as 9 is the
+ * arming's).
+ */
+#define CIDK__PERCPU_PPC_COPY                                                 \
+	"li %%r17, 0\n"                                                       \
+	"5:\n\t"                                                              \
+	"addi %%r18, %%r17, 8\n\t"                                            \
+	"cmpld %%cr7, %%r18, %[len]\n\t"                                      \
+	"bgt- %%cr7, 7f\n\t"                                                  \
+	"ldx %%r18, %[src], %%r17\n\t"                                        \
+	"stdx %%r18, %[dst], %%r17\n\t"                                       \
+	"addi %%r17, %%r17, 8\n\t"                                            \
+	"b 5b\n"                                                              \
+	"7:\n\t"                                                              \
+	"cmpld %%cr7, %%r17, %[len]\n\t"                                      \
+	"bge- %%cr7, 6f\n\t"                                                  \
+	"lbzx %%r18, %[src], %%r17\n\t"                                       \
+	"stbx %%r18, %[dst], %%r17\n\t"                                       \
+	"addi %%r17, %%r17, 1\n\t"                                            \
+	"b 7b\n"                                                              \
+	"6:\n\t"
+
+/* if (*v != expect) fail; copy (an attempt); *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_memcpy_store(intptr_t *v, intptr_t expect, void *dst,
+				  const void *src, size_t len, intptr_t newv,
+				  int rel, unsigned int i, ptrdiff_t rs,
+				  int mm_cid)
+{
+	CIDK__PERCPU_PPC_AREA;
+
+	CIDK__PERCPU_PPC_REL(CIDK__PERCPU_PPC_CMP CIDK__PERCPU_PPC_COPY
+			     "lwsync\n\t"
+			     "std %[n], 0(%[v])\n\t",
+			     CIDK__PERCPU_PPC_CMP CIDK__PERCPU_PPC_COPY
+			     "std %[n], 0(%[v])\n\t",
+			     [v] "b"(v), [e] "r"(expect), [dst] "b"(dst),
+			     [src] "b"(src), [len] "r"(len), [n] "r"(newv));
+	CIDK__PERCPU_PPC_RESULTS;
+}
+
+/*
+ * head = *v; if (head == expectnot) fail; *out = head (an attempt);
+ * *v = *(intptr_t *)(head + off).
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cbeq_pop(intptr_t *v,
+						 intptr_t expectnot,
+						 ptrdiff_t off, intptr_t *out,
+						 unsigned int i, ptrdiff_t rs,
+						 int mm_cid)
+{
+	CIDK__PERCPU_PPC_AREA;
+
+	CIDK__PERCPU_PPC_BOTH("ld %%r18, 0(%[v])\n\t"
+			      "cmpd %%cr7, %%r18, %[e]\n\t"
+			      "beq- %%cr7, %l[differs]\n\t"
+			      "std %%r18, 0(%[out])\n\t"
+			      "ldx %%r19, %%r18, %[off]\n\t"
+			      "std %%r19, 0(%[v])\n\t",
+			      [v] "b"(v), [e] "r"(expectnot), [off] "r"(off),
+			      [out] "b"(out));
+	CIDK__PERCPU_PPC_RESULTS;
+}
+
+/* **(intptr_t **)(*v + off) += inc: three loads, an add, the store. */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_deref_add(intptr_t *v, ptrdiff_t off,
+						  intptr_t inc, unsigned int i,
+						  ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_PPC_AREA;
+
+	CIDK__PERCPU_PPC_BOTH("ld %%r18, 0(%[v])\n\t"
+			      "ldx %%r18, %%r18, %[off]\n\t"
+			      "ld %%r19, 0(%%r18)\n\t"
+			      "add %%r19, %%r19, %[d]\n\t"
+			      "std %%r19, 0(%%r18)\n\t",
+			      [v] "b"(v), [off] "r"(off), [d] "r"(inc));
+	CIDK__PERCPU_PPC_RESULTS;
+}
 
 #endif /* __powerpc64__ && __GNUC__ && __LITTLE_ENDIAN__ */
 

@@ -3,9 +3,9 @@
  * cidkit/arch/riscv64.h - the RISC-V 64-bit rseq critical sections behind
  * cidkit/percpu.h (little-endian rv64, GCC or Clang).  Internal: include
  * <cidkit/percpu.h>, which includes this header there; alone it compiles
- * to nothing elsewhere.  It provides the first four sections
- * cidkit/arch/x86_64.h lists, with the same results; the issue-37
- * operations come from cidkit/arch/unported.h (-ENOSYS) until written.
+ * to nothing elsewhere.  It provides every section cidkit/arch/x86_64.h
+ * lists (the first four and the operations of issue 37), with the same
+ * results.
  *
  * The RISC-V rules of the rseq ABI, as this file keeps them (public
  * sources: the kernel's tools/testing/selftests/rseq/rseq-riscv.h, added
@@ -29,8 +29,9 @@
  *    extended, as the RV64 ABI keeps 32-bit values in registers;
  *  - the commit is one store, the last instruction of the section; RISC-V
  *    has no memory add, so the add is ld, add, sd (the commit); the
- *    compare-and-store's store is preceded by "fence rw, w" (a release,
- *    as librseq's release forms and x86's ordered stores give), pop's is
+ *    compare-and-store's store, and the commit of the issue-37 release
+ *    forms, is preceded by "fence rw, w" (a release, as librseq's
+ *    release forms and x86's ordered stores give); the other commits are
  *    plain.
  * Registers t4-t6 are the sections' scratch (clobbered).  The linker may
  * relax code around the sections; the descriptor's "2f - 1f" is then a
@@ -234,8 +235,207 @@ moved:
 	return -2;
 }
 
-/* The issue-37 operations: not written for this architecture yet. */
-#include <cidkit/arch/unported.h>
+/*
+ * The operations of issue 37 (the list at the top of cidkit/arch/x86_64.h,
+ * same arguments and results), each a section that checks the index @i
+ * first (CIDK__PERCPU_RV_BEGIN) and leaves through asm goto: 0
+ * committed, 1 a comparison failed (nothing stored), -1 aborted, -2 the
+ * index is no longer @i.  One statement per operation, instantiated for
+ * the two indexings (the offset string); the commit is the last store,
+ * preceded by "fence rw, w" in the release forms (@rel, a constant after
+ * inlining, picks the statement).  Scratch: t4, t5 (t6 only between
+ * start_ip's arming and the commit, where nothing else holds it).
+ */
+#define CIDK__PERCPU_RV_CMP                                                   \
+	"ld t5, 0(%[v])\n\t"                                                  \
+	"bne t5, %[e], %l[differs]\n\t"
+
+#define CIDK__PERCPU_RV_STMT(off, body, ...)                                  \
+	__asm__ goto(CIDK__PERCPU_RV_BEGIN(off) body CIDK__PERCPU_RV_END      \
+		     : : [a] "r"(a), [i] "r"((intptr_t)(int32_t)i),           \
+		       __VA_ARGS__                                            \
+		     : "t4", "t5", "t6", "memory" : aborted, moved, differs)
+
+#define CIDK__PERCPU_RV_BOTH(body, ...)                                       \
+	do {                                                                  \
+		if (mm_cid)                                                   \
+			CIDK__PERCPU_RV_STMT("24", body, __VA_ARGS__);        \
+		else                                                          \
+			CIDK__PERCPU_RV_STMT("4", body, __VA_ARGS__);         \
+	} while (0)
+
+/* Release (a fence before the commit) or relaxed form of one body. */
+#define CIDK__PERCPU_RV_REL(body_rel, body_plain, ...)                        \
+	do {                                                                  \
+		if (rel)                                                      \
+			CIDK__PERCPU_RV_BOTH(body_rel, __VA_ARGS__);          \
+		else                                                          \
+			CIDK__PERCPU_RV_BOTH(body_plain, __VA_ARGS__);        \
+	} while (0)
+
+#define CIDK__PERCPU_RV_RESULTS                                               \
+	return 0;                                                             \
+differs:                                                                      \
+	return 1;                                                             \
+aborted:                                                                      \
+	return -1;                                                            \
+moved:                                                                        \
+	return -2
+
+#define CIDK__PERCPU_RV_AREA char *a = (char *)__builtin_thread_pointer() + rs
+
+/* *v += delta: load, add, store (the commit). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add_on(intptr_t *v, intptr_t delta,
+					       unsigned int i, ptrdiff_t rs,
+					       int mm_cid)
+{
+	CIDK__PERCPU_RV_AREA;
+
+	CIDK__PERCPU_RV_BOTH("ld t4, 0(%[v])\n\t"
+			     "add t4, t4, %[d]\n\t"
+			     "sd t4, 0(%[v])\n\t",
+			     [v] "r"(v), [d] "r"(delta));
+	CIDK__PERCPU_RV_RESULTS;
+}
+
+/* if (*v != expect) fail; *v = newv (after "fence rw, w" when @rel). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cbne_store(intptr_t *v,
+						   intptr_t expect,
+						   intptr_t newv, int rel,
+						   unsigned int i,
+						   ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_RV_AREA;
+
+	CIDK__PERCPU_RV_REL(CIDK__PERCPU_RV_CMP
+			    "fence rw, w\n\t"
+			    "sd %[n], 0(%[v])\n\t",
+			    CIDK__PERCPU_RV_CMP
+			    "sd %[n], 0(%[v])\n\t",
+			    [v] "r"(v), [e] "r"(expect), [n] "r"(newv));
+	CIDK__PERCPU_RV_RESULTS;
+}
+
+/* if (*v != expect || *v2 != expect2) fail; *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_cbne_store(intptr_t *v, intptr_t expect, intptr_t *v2,
+				intptr_t expect2, intptr_t newv,
+				unsigned int i, ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_RV_AREA;
+
+	CIDK__PERCPU_RV_BOTH(CIDK__PERCPU_RV_CMP
+			     "ld t4, 0(%[v2])\n\t"
+			     "bne t4, %[e2], %l[differs]\n\t"
+			     "sd %[n], 0(%[v])\n\t",
+			     [v] "r"(v), [e] "r"(expect), [v2] "r"(v2),
+			     [e2] "r"(expect2), [n] "r"(newv));
+	CIDK__PERCPU_RV_RESULTS;
+}
+
+/* if (*v != expect) fail; *v2 = newv2 (an attempt); *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_store_store(intptr_t *v, intptr_t expect, intptr_t *v2,
+				 intptr_t newv2, intptr_t newv, int rel,
+				 unsigned int i, ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_RV_AREA;
+
+	CIDK__PERCPU_RV_REL(CIDK__PERCPU_RV_CMP
+			    "sd %[n2], 0(%[v2])\n\t"
+			    "fence rw, w\n\t"
+			    "sd %[n], 0(%[v])\n\t",
+			    CIDK__PERCPU_RV_CMP
+			    "sd %[n2], 0(%[v2])\n\t"
+			    "sd %[n], 0(%[v])\n\t",
+			    [v] "r"(v), [e] "r"(expect), [v2] "r"(v2),
+			    [n2] "r"(newv2), [n] "r"(newv));
+	CIDK__PERCPU_RV_RESULTS;
+}
+
+/*
+ * The copy of @len bytes @src -> @dst: 8 bytes at a time, then the rest
+ * byte by byte (t4 the count, t5 the data, t6 the address).
+ */
+#define CIDK__PERCPU_RV_COPY                                                  \
+	"li t4, 0\n"                                                          \
+	"9:\n\t"                                                              \
+	"addi t5, t4, 8\n\t"                                                  \
+	"bgtu t5, %[len], 11f\n\t"                                            \
+	"add t6, %[src], t4\n\t"                                              \
+	"ld t5, 0(t6)\n\t"                                                    \
+	"add t6, %[dst], t4\n\t"                                              \
+	"sd t5, 0(t6)\n\t"                                                    \
+	"addi t4, t4, 8\n\t"                                                  \
+	"j 9b\n"                                                              \
+	"11:\n\t"                                                             \
+	"bgeu t4, %[len], 10f\n\t"                                            \
+	"add t6, %[src], t4\n\t"                                              \
+	"lbu t5, 0(t6)\n\t"                                                   \
+	"add t6, %[dst], t4\n\t"                                              \
+	"sb t5, 0(t6)\n\t"                                                    \
+	"addi t4, t4, 1\n\t"                                                  \
+	"j 11b\n"                                                             \
+	"10:\n\t"
+
+/* if (*v != expect) fail; copy (an attempt); *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_memcpy_store(intptr_t *v, intptr_t expect, void *dst,
+				  const void *src, size_t len, intptr_t newv,
+				  int rel, unsigned int i, ptrdiff_t rs,
+				  int mm_cid)
+{
+	CIDK__PERCPU_RV_AREA;
+
+	CIDK__PERCPU_RV_REL(CIDK__PERCPU_RV_CMP CIDK__PERCPU_RV_COPY
+			    "fence rw, w\n\t"
+			    "sd %[n], 0(%[v])\n\t",
+			    CIDK__PERCPU_RV_CMP CIDK__PERCPU_RV_COPY
+			    "sd %[n], 0(%[v])\n\t",
+			    [v] "r"(v), [e] "r"(expect), [dst] "r"(dst),
+			    [src] "r"(src), [len] "r"(len), [n] "r"(newv));
+	CIDK__PERCPU_RV_RESULTS;
+}
+
+/*
+ * head = *v; if (head == expectnot) fail; *out = head (an attempt);
+ * *v = *(intptr_t *)(head + off).
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cbeq_pop(intptr_t *v,
+						 intptr_t expectnot,
+						 ptrdiff_t off, intptr_t *out,
+						 unsigned int i, ptrdiff_t rs,
+						 int mm_cid)
+{
+	CIDK__PERCPU_RV_AREA;
+
+	CIDK__PERCPU_RV_BOTH("ld t5, 0(%[v])\n\t"
+			     "beq t5, %[e], %l[differs]\n\t"
+			     "sd t5, 0(%[out])\n\t"
+			     "add t4, t5, %[off]\n\t"
+			     "ld t4, 0(t4)\n\t"
+			     "sd t4, 0(%[v])\n\t",
+			     [v] "r"(v), [e] "r"(expectnot), [off] "r"(off),
+			     [out] "r"(out));
+	CIDK__PERCPU_RV_RESULTS;
+}
+
+/* **(intptr_t **)(*v + off) += inc: three loads, an add, the store. */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_deref_add(intptr_t *v, ptrdiff_t off,
+						  intptr_t inc, unsigned int i,
+						  ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_RV_AREA;
+
+	CIDK__PERCPU_RV_BOTH("ld t5, 0(%[v])\n\t"
+			     "add t5, t5, %[off]\n\t"
+			     "ld t5, 0(t5)\n\t"
+			     "ld t4, 0(t5)\n\t"
+			     "add t4, t4, %[d]\n\t"
+			     "sd t4, 0(t5)\n\t",
+			     [v] "r"(v), [off] "r"(off), [d] "r"(inc));
+	CIDK__PERCPU_RV_RESULTS;
+}
 
 #endif /* __riscv && __riscv_xlen == 64 && __GNUC__ */
 

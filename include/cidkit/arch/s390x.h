@@ -3,9 +3,9 @@
  * cidkit/arch/s390x.h - the IBM Z (s390x, 64-bit, big-endian) rseq
  * critical sections behind cidkit/percpu.h (GCC or Clang).  Internal:
  * include <cidkit/percpu.h>, which includes this header there; alone it
- * compiles to nothing elsewhere.  It provides the first four sections
- * cidkit/arch/x86_64.h lists, with the same results; the issue-37
- * operations come from cidkit/arch/unported.h (-ENOSYS) until written.
+ * compiles to nothing elsewhere.  It provides every section
+ * cidkit/arch/x86_64.h lists (the first four and the operations of issue
+ * 37), with the same results.
  *
  * The s390 rules of the rseq ABI, as this file keeps them (public
  * sources: the kernel's tools/testing/selftests/rseq/rseq-s390.h, from
@@ -37,7 +37,9 @@
  *    add is lg, agr, stg (the commit; the interlocked laag would be an
  *    atomic, which the section exists to avoid); z/Architecture keeps
  *    stores in order (as x86 does), so the compare-and-store's plain
- *    store is already a release; pop's commit is a plain store.
+ *    store, and the issue-37 release forms' (the same instructions as
+ *    the relaxed ones), is already a release; pop's commit is a plain
+ *    store.
  * Registers r0 and r1 are the sections' scratch (clobbered); addresses
  * are "a" operands (never r0, which reads as 0 in a base position).
  */
@@ -234,8 +236,188 @@ moved:
 	return -2;
 }
 
-/* The issue-37 operations: not written for this architecture yet. */
-#include <cidkit/arch/unported.h>
+/*
+ * The operations of issue 37 (the list at the top of cidkit/arch/x86_64.h,
+ * same arguments and results), each a section that checks the index @i
+ * first (CIDK__PERCPU_S390_BEGIN) and leaves through asm goto: 0
+ * committed, 1 a comparison failed (nothing stored), -1 aborted, -2 the
+ * index is no longer @i.  One statement per operation, instantiated for
+ * the two indexings (the offset string); the commit is the last store, a
+ * plain stg in both forms: z/Architecture keeps stores in order, so it
+ * is already a release (@rel is ignored, as on x86-64).  Scratch: r0,
+ * r1 (r1 the only one usable as a base or index register).
+ */
+#define CIDK__PERCPU_S390_CMP                                                 \
+	"cg %[e], 0(%[v])\n\t"                                                \
+	"jgne %l[differs]\n\t"
+
+#define CIDK__PERCPU_S390_STMT(off, body, ...)                                \
+	__asm__ goto(CIDK__PERCPU_S390_BEGIN(off) body CIDK__PERCPU_S390_END  \
+		     : : [a] "a"(a), [i] "r"(i), __VA_ARGS__                  \
+		     : "r0", "r1", "cc", "memory" : aborted, moved, differs)
+
+#define CIDK__PERCPU_S390_BOTH(body, ...)                                     \
+	do {                                                                  \
+		if (mm_cid)                                                   \
+			CIDK__PERCPU_S390_STMT("24", body, __VA_ARGS__);      \
+		else                                                          \
+			CIDK__PERCPU_S390_STMT("4", body, __VA_ARGS__);       \
+	} while (0)
+
+#define CIDK__PERCPU_S390_RESULTS                                             \
+	return 0;                                                             \
+differs:                                                                      \
+	return 1;                                                             \
+aborted:                                                                      \
+	return -1;                                                            \
+moved:                                                                        \
+	return -2
+
+#define CIDK__PERCPU_S390_AREA                                                \
+	char *a = (char *)__builtin_thread_pointer() + rs
+
+/* *v += delta: load, add, store (the commit). */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_add_on(intptr_t *v, intptr_t delta,
+					       unsigned int i, ptrdiff_t rs,
+					       int mm_cid)
+{
+	CIDK__PERCPU_S390_AREA;
+
+	CIDK__PERCPU_S390_BOTH("lg %%r0, 0(%[v])\n\t"
+			       "agr %%r0, %[d]\n\t"
+			       "stg %%r0, 0(%[v])\n\t",
+			       [v] "a"(v), [d] "r"(delta));
+	CIDK__PERCPU_S390_RESULTS;
+}
+
+/* if (*v != expect) fail; *v = newv. */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cbne_store(intptr_t *v,
+						   intptr_t expect,
+						   intptr_t newv, int rel,
+						   unsigned int i,
+						   ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_S390_AREA;
+
+	(void)rel;
+	CIDK__PERCPU_S390_BOTH(CIDK__PERCPU_S390_CMP
+			       "stg %[n], 0(%[v])\n\t",
+			       [v] "a"(v), [e] "r"(expect), [n] "r"(newv));
+	CIDK__PERCPU_S390_RESULTS;
+}
+
+/* if (*v != expect || *v2 != expect2) fail; *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_cbne_store(intptr_t *v, intptr_t expect, intptr_t *v2,
+				intptr_t expect2, intptr_t newv,
+				unsigned int i, ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_S390_AREA;
+
+	CIDK__PERCPU_S390_BOTH(CIDK__PERCPU_S390_CMP
+			       "cg %[e2], 0(%[v2])\n\t"
+			       "jgne %l[differs]\n\t"
+			       "stg %[n], 0(%[v])\n\t",
+			       [v] "a"(v), [e] "r"(expect), [v2] "a"(v2),
+			       [e2] "r"(expect2), [n] "r"(newv));
+	CIDK__PERCPU_S390_RESULTS;
+}
+
+/* if (*v != expect) fail; *v2 = newv2 (an attempt); *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_store_store(intptr_t *v, intptr_t expect, intptr_t *v2,
+				 intptr_t newv2, intptr_t newv, int rel,
+				 unsigned int i, ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_S390_AREA;
+
+	(void)rel;
+	CIDK__PERCPU_S390_BOTH(CIDK__PERCPU_S390_CMP
+			       "stg %[n2], 0(%[v2])\n\t"
+			       "stg %[n], 0(%[v])\n\t",
+			       [v] "a"(v), [e] "r"(expect), [v2] "a"(v2),
+			       [n2] "r"(newv2), [n] "r"(newv));
+	CIDK__PERCPU_S390_RESULTS;
+}
+
+/*
+ * The copy of @len bytes @src -> @dst: 8 bytes at a time, then the rest
+ * byte by byte (r1 the count, an index register; r0 the data).
+ */
+#define CIDK__PERCPU_S390_COPY                                                \
+	"lghi %%r1, 0\n"                                                      \
+	"9:\n\t"                                                              \
+	"la %%r0, 8(%%r1)\n\t"                                                \
+	"clgr %%r0, %[len]\n\t"                                               \
+	"jh 11f\n\t"                                                          \
+	"lg %%r0, 0(%%r1, %[src])\n\t"                                        \
+	"stg %%r0, 0(%%r1, %[dst])\n\t"                                       \
+	"aghi %%r1, 8\n\t"                                                    \
+	"j 9b\n"                                                              \
+	"11:\n\t"                                                             \
+	"clgr %%r1, %[len]\n\t"                                               \
+	"jhe 10f\n\t"                                                         \
+	"llc %%r0, 0(%%r1, %[src])\n\t"                                       \
+	"stc %%r0, 0(%%r1, %[dst])\n\t"                                       \
+	"aghi %%r1, 1\n\t"                                                    \
+	"j 11b\n"                                                             \
+	"10:\n\t"
+
+/* if (*v != expect) fail; copy (an attempt); *v = newv. */
+CIDK__PERCPU_INLINE int
+cidk__percpu_cs_cbne_memcpy_store(intptr_t *v, intptr_t expect, void *dst,
+				  const void *src, size_t len, intptr_t newv,
+				  int rel, unsigned int i, ptrdiff_t rs,
+				  int mm_cid)
+{
+	CIDK__PERCPU_S390_AREA;
+
+	(void)rel;
+	CIDK__PERCPU_S390_BOTH(CIDK__PERCPU_S390_CMP CIDK__PERCPU_S390_COPY
+			       "stg %[n], 0(%[v])\n\t",
+			       [v] "a"(v), [e] "r"(expect), [dst] "a"(dst),
+			       [src] "a"(src), [len] "r"(len), [n] "r"(newv));
+	CIDK__PERCPU_S390_RESULTS;
+}
+
+/*
+ * head = *v; if (head == expectnot) fail; *out = head (an attempt);
+ * *v = *(intptr_t *)(head + off).
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_cbeq_pop(intptr_t *v,
+						 intptr_t expectnot,
+						 ptrdiff_t off, intptr_t *out,
+						 unsigned int i, ptrdiff_t rs,
+						 int mm_cid)
+{
+	CIDK__PERCPU_S390_AREA;
+
+	CIDK__PERCPU_S390_BOTH("lg %%r1, 0(%[v])\n\t"
+			       "cgr %%r1, %[e]\n\t"
+			       "jge %l[differs]\n\t"
+			       "stg %%r1, 0(%[out])\n\t"
+			       "lg %%r0, 0(%[off], %%r1)\n\t"
+			       "stg %%r0, 0(%[v])\n\t",
+			       [v] "a"(v), [e] "r"(expectnot), [off] "a"(off),
+			       [out] "a"(out));
+	CIDK__PERCPU_S390_RESULTS;
+}
+
+/* **(intptr_t **)(*v + off) += inc: three loads, an add, the store. */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_deref_add(intptr_t *v, ptrdiff_t off,
+						  intptr_t inc, unsigned int i,
+						  ptrdiff_t rs, int mm_cid)
+{
+	CIDK__PERCPU_S390_AREA;
+
+	CIDK__PERCPU_S390_BOTH("lg %%r1, 0(%[v])\n\t"
+			       "lg %%r1, 0(%[off], %%r1)\n\t"
+			       "lg %%r0, 0(%%r1)\n\t"
+			       "agr %%r0, %[d]\n\t"
+			       "stg %%r0, 0(%%r1)\n\t",
+			       [v] "a"(v), [off] "a"(off), [d] "r"(inc));
+	CIDK__PERCPU_S390_RESULTS;
+}
 
 #endif /* __s390x__ && __GNUC__ */
 
