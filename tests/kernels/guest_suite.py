@@ -13,8 +13,8 @@ TAP out, one line per program plus the paths and the probe.
 What is expected comes from outside cidkit: the kernel's version from
 uname (mm_cid exists from Linux 6.3 on: "sched: Introduce per-memory-map
 concurrency ID", and rseq's feature size 28 with it), the architecture
-(cidkit has rseq critical sections on x86-64, arm64, riscv64, ppc64le and s390x: each must take
-the rseq path and say so, unless the kernel breaks rseq's abort promise),
+(cidkit has rseq critical sections on x86-64, arm64, riscv64, ppc64le
+and s390x: each must take the rseq path and say so, unless the kernel breaks rseq's abort promise),
 the guest's CPU count.  A program's SKIP is
 accepted only where the kernel lacks the feature; a kernel that cannot be
 had (no network, unknown version) is a failure with kernel-lab's reason.
@@ -156,9 +156,9 @@ def main():
         print("1..1")
         ok(False, f"the abi matrix {opt['--matrix'] or abi_matrix.DATA}: {e}")
         return 1
-    # cidkit's rseq critical sections exist for x86-64 and aarch64
-    # (include/cidkit/arch/); elsewhere every operation takes the atomic
-    # fallback.
+    # cidkit's rseq critical sections exist for x86-64, aarch64, riscv64,
+    # ppc64le and s390x (include/cidkit/arch/); elsewhere every operation
+    # takes the atomic fallback.
     has_sections = arch in ("x86_64", "arm64", "riscv64", "ppc64le", "s390x")
     # ... unless the kernel breaks the abort promise: the probe must find
     # it and every operation take the atomic path.  What the matrix knows
