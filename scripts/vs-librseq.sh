@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
 	--src=*) src=${1#--src=}; shift ;;
 	--guest) [ $# -ge 2 ] || die "--guest needs a kernel (kernel-lab list)"; guest=$2; shift 2 ;;
 	--guest=*) guest=${1#--guest=}; shift ;;
-	--help|-h) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--help|-h) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1 (--help)" ;;
 	*) die "unexpected argument $1 (bench options go after --)" ;;
