@@ -33,7 +33,7 @@
 #include <cidkit/cid.h>
 #include <cidkit/mask.h>
 
-#include "util/stats.h"
+#include "stats.h"
 
 enum bench_burst_index {
 	BENCH_BURST_CPU,

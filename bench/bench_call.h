@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "util/stats.h"
+#include "stats.h"
 
 enum bench_call_way {
 	BENCH_CALL_PLAIN,

@@ -9,7 +9,7 @@
 #ifndef CIDKIT_BENCH_CAT_H
 #define CIDKIT_BENCH_CAT_H
 
-#include "util/stats.h"
+#include "stats.h"
 
 enum bench_cat_set {
 	BENCH_CAT_SYS,

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "util/stats.h"
+#include "stats.h"
 
 struct bench_lease_row {
 	const char *what; /* "lease:POLICY", "mutex", "kernel-mm_cid" */

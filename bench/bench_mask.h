@@ -34,7 +34,7 @@
 
 #include <stdbool.h>
 
-#include "util/stats.h"
+#include "stats.h"
 
 enum bench_mask_way {
 	BENCH_MASK_UNION_COUNT,

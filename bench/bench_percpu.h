@@ -15,7 +15,7 @@
 #ifndef CIDKIT_BENCH_PERCPU_H
 #define CIDKIT_BENCH_PERCPU_H
 
-#include "util/stats.h"
+#include "stats.h"
 
 struct bench_percpu_row {
 	const char *what; /* "rseq-add:cpu", ..., "lease:POLICY", "mutex" */

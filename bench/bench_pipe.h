@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "util/stats.h"
+#include "stats.h"
 
 #define BENCH_PIPE_WARMUP 100u
 

@@ -9,7 +9,9 @@
 #ifndef CIDKIT_BENCH_TOPO_H
 #define CIDKIT_BENCH_TOPO_H
 
-#include "util/stats.h"
+#include "stats.h"
+
+#include "cidkit_lab.h" /* the library's lab-only interface */
 
 enum bench_topo_way {
 	BENCH_TOPO_PAIRWISE, /* cidk_topo_sane_pairwise(): span + nesting */

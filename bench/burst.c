@@ -27,8 +27,8 @@
 #include <cidkit/rseq.h>
 
 #include "bench_burst.h"
-#include "util/clock.h"
-#include "util/prng.h"
+#include "cidkit_lab.h"
+#include "prng.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define HAVE_TSC 1

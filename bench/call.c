@@ -6,7 +6,7 @@
 #include <cidkit/call.h>
 
 #include "bench_call.h"
-#include "util/clock.h"
+#include "cidkit_lab.h"
 
 const char *const bench_call_way_name[BENCH_CALL_NR] = {
 	[BENCH_CALL_PLAIN] = "plain_call",

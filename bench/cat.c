@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "bench_cat.h"
-#include "util/clock.h"
+#include "cidkit_lab.h"
 
 const char *const bench_cat_set_name[BENCH_CAT_NSETS] = {
 	[BENCH_CAT_SYS] = "sysfs",

@@ -18,7 +18,7 @@
 
 #include "bench_lease.h"
 #include "team.h"
-#include "util/clock.h"
+#include "cidkit_lab.h"
 
 struct alt {
 	const char *what;

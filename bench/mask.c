@@ -12,7 +12,7 @@
 #include <cidkit/mask.h>
 
 #include "bench_mask.h"
-#include "util/clock.h"
+#include "cidkit_lab.h"
 
 const char *const bench_mask_way_name[BENCH_MASK_NR] = {
 	[BENCH_MASK_UNION_COUNT] = "union_count",

@@ -23,9 +23,8 @@
 
 #include <cidkit/mask.h>
 
-#include "mask/mask_internal.h"
-#include "util/clock.h"
-#include "util/stats.h"
+#include "cidkit_lab.h"
+#include "stats.h"
 
 #define BITS 327680u
 #define REPS 41

@@ -26,7 +26,7 @@
 #include <fcntl.h>
 
 #include "bench_pipe.h"
-#include "util/clock.h"
+#include "cidkit_lab.h"
 
 const char *const bench_pipe_placement_name[BENCH_PIPE_NR] = {
 	[BENCH_PIPE_SAME_CPU] = "same CPU",

@@ -6,7 +6,7 @@
 #include <cidkit/topo.h>
 
 #include "bench_topo.h"
-#include "util/clock.h"
+#include "cidkit_lab.h"
 
 const char *const bench_topo_way_name[BENCH_TOPO_NR] = {
 	[BENCH_TOPO_PAIRWISE] = "pairwise",

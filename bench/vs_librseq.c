@@ -36,7 +36,7 @@
 #include <cidkit/pool.h>
 
 #include "team.h"
-#include "util/stats.h"
+#include "stats.h"
 
 #define LINE 64
 #define NODES 4 /* nodes each thread pushes and pops in turn */

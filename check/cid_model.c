@@ -35,6 +35,8 @@
 #include "props.h"
 #include "statecache.h"
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #define EVENT_NS (60ull * 1000 * 1000)
 #define NOBODY 0xffu
 

@@ -21,7 +21,7 @@
 #include "chk.h"
 #include "coro.h"
 #include "statecache.h"
-#include "util/prng.h"
+#include "prng.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #define CHK_ASAN 1

@@ -24,10 +24,12 @@
 
 #include <cidkit/cid.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "cid_model.h"
 #include "gen.h"
 #include "scenario.h"
-#include "util/prng.h"
+#include "prng.h"
 
 static const char *const policies[] = {
 	"bitmap", "lazy", "lazy-batched", "cache-local", "inherit", "ownership",

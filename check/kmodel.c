@@ -36,6 +36,8 @@
 #include "kmodel.h"
 #include "statecache.h"
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #define NOBODY 0xffu
 #define UNSET 0x80000000u
 #define ONCPU 0x40000000u

@@ -22,6 +22,8 @@
 
 #include <cidkit/cid.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "chk.h"
 #include "cid_model.h"
 #include "cli.h"

@@ -185,6 +185,8 @@ static int fail(struct props *pr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 #include <stdarg.h>
+
+#include "cidkit_lab.h" /* the library's lab-only interface */
 static int fail(struct props *pr, const char *fmt, ...)
 {
 	va_list ap;

@@ -21,6 +21,8 @@
 
 #include <cidkit/cid.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "scenario.h"
 
 struct props;

@@ -19,6 +19,8 @@
 
 #include <cidkit/cid.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "scenario.h"
 
 /* ---- the library -------------------------------------------------------------- */

@@ -41,6 +41,8 @@
 
 #include "chk.h"
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #define SCN_MAX_EVENTS 16
 #define SCN_MAX_CPUS 64
 

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "sim_sched.h"
-#include "util/prng.h"
+#include "prng.h"
+
+#include "cidkit_lab.h" /* the library's lab-only interface */
 
 enum { EV_WAKE, EV_END, EV_TICK, EV_TIMER, EV_SAMPLE };
 

@@ -40,6 +40,8 @@
 #include <cidkit/cid.h>
 #include <cidkit/mask.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "sim_engine.h"
 #include "sim_machine.h"
 

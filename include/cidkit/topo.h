@@ -154,10 +154,6 @@ CIDK_EXPORT int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
  * group stored once whatever the number of groups ("65536c:llc=1" builds
  * in milliseconds and a few MB).  MT-safe.
  */
-
-/* The preset names, NULL-terminated, and the spec each one stands for. */
-CIDK_EXPORT const char *const *cidk_topo_presets(void);
-CIDK_EXPORT const char *cidk_topo_preset_spec(const char *name);
 CIDK_EXPORT int cidk_topo_from_spec(const char *spec, struct cidk_topo **out,
 				    struct cidk_topo_err *err);
 
@@ -276,13 +272,6 @@ CIDK_EXPORT bool cidk_topo_span_sane(const struct cidk_topo *t,
 				     struct cidk_topo_insane *why);
 
 /*
- * The quadratic pairwise reference (tests, benchmarks): same answer and
- * same level as cidk_topo_span_sane() (the CPUs reported may differ).
- */
-CIDK_EXPORT bool cidk_topo_span_sane_pairwise(const struct cidk_topo *t,
-					      struct cidk_topo_insane *why);
-
-/*
  * cidk_topo_sane - span sanity (above) and level nesting: the non-NUMA
  * levels present form one chain by containment (the scheduler's "child
  * domain inside its parent"), each group of a level a union of groups of
@@ -309,15 +298,6 @@ CIDK_EXPORT bool cidk_topo_span_sane_pairwise(const struct cidk_topo *t,
  */
 CIDK_EXPORT bool cidk_topo_sane(const struct cidk_topo *t,
 				struct cidk_topo_insane *why);
-
-/*
- * The quadratic reference: span pairwise, and each containment test by
- * comparing every pair of online CPUs (equal groups below must mean equal
- * groups above), placed in the chain the same way.  Same verdict, level
- * and kind as cidk_topo_sane() (the CPUs may differ).
- */
-CIDK_EXPORT bool cidk_topo_sane_pairwise(const struct cidk_topo *t,
-					 struct cidk_topo_insane *why);
 
 /*
  * cidk_topo_level_order - the levels present, bottom-up by containment,

@@ -273,7 +273,7 @@ CIDK__INLINE bool cidk__cas64_(_Atomic uint64_t *p, uint64_t *expected,
 
 /*
  * ---- plain unsigned int fields read by other threads ----------------------
- * Fields of the public struct cidk_cid_task (a C and C++ type, so not
+ * Fields of struct cidk_cid_task (lib/internal/cidkit_lab.h; plain, not
  * _Atomic) that another thread reads without the lock that orders their
  * writes, as the kernel's READ_ONCE/WRITE_ONCE do.
  */

@@ -31,6 +31,7 @@
 #include <cidkit/cid.h>
 
 #include "cid/cid_atomic.h"
+#include "internal/cidkit_lab.h" /* the policies' interface: the lab's */
 
 #define CIDK__CACHELINE 64
 

@@ -31,6 +31,8 @@
 
 #include <cidkit/topo.h>
 
+#include "internal/cidkit_lab.h" /* presets, the pairwise references */
+
 #define CIDK__TOPO_NONE UINT32_MAX
 
 struct cidk__topo_group {

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/clock.h"
-#include "util/prng.h"
+#include "cidkit_lab.h"
+#include "prng.h"
 #include "sim_workload.h"
 
 #define MS 1000000ull

@@ -29,8 +29,8 @@
 
 #include "sim_machine.h"
 #include "sim_sched.h"
-#include "util/clock.h"
-#include "util/prng.h"
+#include "cidkit_lab.h"
+#include "prng.h"
 
 const char *const cidk_sim_locality_configs[] = {
 	"8c1l3", "24c24l3", "192c24l3", "384t24l3", NULL,

@@ -17,6 +17,8 @@
 
 #include <cidkit/trace.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 /* the lazy family's per-CPU slots, read (never written) for 6.4-6.14's
    per-task migration rule, see lazy_migrate_skips() */
 #include "cid/cid_internal.h"

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/clock.h"
-#include "util/stats.h"
+#include "cidkit_lab.h"
+#include "stats.h"
 #include "sim_workload.h"
 
 int cidk_sim_scan(const struct cidk_sim_sched_params *p,

@@ -22,7 +22,7 @@
 
 #include "sim_machine.h"
 #include "sim_sched.h"
-#include "util/prng.h"
+#include "prng.h"
 
 struct wl_task {
 	struct sim_task *t;

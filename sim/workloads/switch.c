@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "util/clock.h"
+#include "cidkit_lab.h"
 #include "sim_workload.h"
 
 int cidk_sim_switch(const struct cidk_sim_sched_params *p,

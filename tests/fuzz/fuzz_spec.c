@@ -9,6 +9,8 @@
  */
 #include <cidkit/topo.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -23,6 +23,8 @@
 
 #include <cidkit/topo.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "fuzz.h"
 #include "fuzz_tree.h"
 

@@ -16,7 +16,7 @@
 
 #include <cidkit/mask.h>
 
-#include "mask/mask_internal.h"
+#include "cidkit_lab.h"
 
 static const char *const ways[] = { "scalar", "sse2", "avx2", "public" };
 

@@ -9,7 +9,7 @@
 
 #include "sim_engine.h"
 #include "tap.h"
-#include "util/prng.h"
+#include "prng.h"
 
 struct ref {
 	uint64_t time, seq;

@@ -15,7 +15,7 @@
 #include <cidkit/call.h>
 
 #include "tap.h"
-#include "util/prng.h"
+#include "prng.h"
 
 #define T 6
 #define CALLS 3000

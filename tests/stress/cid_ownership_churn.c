@@ -40,6 +40,8 @@
 
 #include <cidkit/lease.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "tap.h"
 
 #if defined(__SANITIZE_THREAD__)

@@ -17,6 +17,8 @@
 
 #include <cidkit/lease.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "tap.h"
 
 #define WAVES 12

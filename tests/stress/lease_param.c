@@ -19,6 +19,8 @@
 
 #include <cidkit/lease.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "tap.h"
 
 #ifndef ITERS

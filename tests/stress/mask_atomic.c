@@ -17,7 +17,7 @@
 
 #include "tap.h"
 #include "tsan.h"
-#include "util/prng.h"
+#include "prng.h"
 
 #define T 8
 #define NBITS 20011

@@ -42,7 +42,7 @@
 #include "abi/abi_impl.h"
 #include "tap.h"
 #include "tsan.h"
-#include "util/clock.h"
+#include "cidkit_lab.h"
 
 #define MS 1000000ull
 

@@ -34,6 +34,8 @@
 
 #include <cidkit/cid.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "tap.h"
 
 /* the kernel's MM_CID_* bits, as ownership.c stores them in `own` */

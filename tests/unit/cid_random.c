@@ -26,8 +26,10 @@
 
 #include <cidkit/cid.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "tap.h"
-#include "util/prng.h"
+#include "prng.h"
 
 #define NMM 2
 #define MAXT 10

@@ -9,6 +9,8 @@
 
 #include <cidkit/cid.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "tap.h"
 
 #define MS(x) ((uint64_t)(x) * 1000000ull)

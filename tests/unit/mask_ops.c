@@ -9,7 +9,7 @@
 #include <cidkit/mask.h>
 
 #include "tap.h"
-#include "util/prng.h"
+#include "prng.h"
 
 static const unsigned int sizes[] = { 1,  2,   23,  35,   63,   64,
 				      65, 109, 128, 4097, 8192, 65536 };

@@ -10,7 +10,7 @@
 #include <cidkit/mask.h>
 
 #include "tap.h"
-#include "util/prng.h"
+#include "prng.h"
 
 struct list_case {
 	unsigned int nbits;

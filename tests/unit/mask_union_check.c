@@ -14,7 +14,7 @@
 
 #include <cidkit/mask.h>
 
-#include "mask/mask_internal.h"
+#include "cidkit_lab.h"
 #include "tap.h"
 
 static const char *const isa_name[CIDK__UNION_NR] = {

@@ -19,7 +19,7 @@
 #include <cidkit/rseq.h>
 
 #include "tap.h"
-#include "util/clock.h"
+#include "cidkit_lab.h"
 
 static void check_pinned(const char *who)
 {

@@ -10,6 +10,8 @@
 
 #include <cidkit/topo.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "tap.h"
 
 static struct cidk_topo *spec(const char *s)

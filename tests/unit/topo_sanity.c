@@ -17,8 +17,10 @@
 
 #include <cidkit/topo.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "tap.h"
-#include "util/prng.h"
+#include "prng.h"
 
 static struct cidk__prng rng;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The summary statistics (lib/util/stats.c) every benchmark table and the
+ * The summary statistics (labutil/stats.c) every benchmark table and the
  * simulator's scan figures come from, against samples worked out by hand:
  * the median of odd and even counts (the mean of the two middle values),
  * n = 0, 1, 2, duplicates, unsorted and descending input, negatives and
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "util/stats.h"
+#include "stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

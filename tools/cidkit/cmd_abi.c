@@ -25,7 +25,7 @@
 #include <cidkit/abi.h>
 #include <cidkit/percpu.h>
 
-#include "abi/abi.h"
+#include "cidkit_lab.h"
 #include "cli.h"
 #include "cmds.h"
 #include "json.h"

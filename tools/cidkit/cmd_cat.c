@@ -18,9 +18,8 @@
 #include "cmds.h"
 #include "json.h"
 #include "opt.h"
-#include "util/clock.h"
-#include "util/file.h"
-#include "util/stats.h"
+#include "cidkit_lab.h"
+#include "stats.h"
 
 #define CAT_BUF 4096
 #define CAT_MAX_SAMPLES (1u << 20) /* rounds kept for the median */

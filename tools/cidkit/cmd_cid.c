@@ -37,8 +37,8 @@
 #include "cmds.h"
 #include "json.h"
 #include "opt.h"
-#include "util/clock.h"
-#include "util/prng.h"
+#include "cidkit_lab.h"
+#include "prng.h"
 
 #define MAX_THREADS 4096u
 #define MAX_DURATION_MS 3600000u

@@ -15,6 +15,8 @@
 
 #include <cidkit/trace.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "cli.h"
 #include "cmds.h"
 #include "json.h"

@@ -48,7 +48,7 @@
 #include "json.h"
 #include "opt.h"
 #include "stress.h"
-#include "util/clock.h"
+#include "cidkit_lab.h"
 
 #define MAX_SECONDS 86400u
 #define REEXEC_ENV "CIDKIT_STRESS_REEXEC"

@@ -11,6 +11,8 @@
 
 #include <cidkit/topo.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "cli.h"
 #include "cmds.h"
 #include "json.h"

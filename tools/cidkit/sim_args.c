@@ -3,6 +3,8 @@
 
 #include <cidkit/sim.h>
 
+#include "cidkit_lab.h" /* the library's lab-only interface */
+
 #include "cli.h"
 #include "sim_args.h"
 

@@ -25,8 +25,8 @@
 #include <cidkit/rseq.h>
 
 #include "stress.h"
-#include "util/clock.h"
-#include "util/prng.h"
+#include "cidkit_lab.h"
+#include "prng.h"
 
 #define BURST 64u             /* adds and reads between progress marks */
 #define CHILD_STACK (64u * 1024u)

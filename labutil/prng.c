@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "util/prng.h"
+#include "prng.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

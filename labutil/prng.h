@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: a small deterministic PRNG (xoshiro256** seeded by splitmix64),
- * our own so that the simulator's output depends only on --seed, never on
- * the C library's rand().
+ * labutil/prng.h - a small deterministic PRNG (xoshiro256** seeded by
+ * splitmix64), our own so that the simulator's output depends only on
+ * --seed, never on the C library's rand().  Lab only: not in libcidkit
+ * (labutil/meson.build).
  */
-#ifndef CIDKIT_UTIL_PRNG_H
-#define CIDKIT_UTIL_PRNG_H
+#ifndef CIDKIT_LABUTIL_PRNG_H
+#define CIDKIT_LABUTIL_PRNG_H
 
 #include <stdint.h>
 
@@ -20,4 +21,4 @@ uint64_t cidk__prng_below(struct cidk__prng *r, uint64_t bound);
 /* Fisher-Yates shuffle of n unsigned ints */
 void cidk__prng_shuffle(struct cidk__prng *r, unsigned int *v, unsigned int n);
 
-#endif /* CIDKIT_UTIL_PRNG_H */
+#endif /* CIDKIT_LABUTIL_PRNG_H */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: order statistics over samples (benchmarks and the simulator's
- * metrics).  Not exported from the shared library.
+ * labutil/stats.h - order statistics over samples: the one median,
+ * min-max and percentile code of the lab (benchmarks, the simulator's
+ * metrics, the command's tables, the perf tests).  Lab only: not in
+ * libcidkit (labutil/meson.build).
  */
-#ifndef CIDKIT_UTIL_STATS_H
-#define CIDKIT_UTIL_STATS_H
+#ifndef CIDKIT_LABUTIL_STATS_H
+#define CIDKIT_LABUTIL_STATS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,4 +30,4 @@ double cidk__percentile(const double *v, size_t n, double p);
 
 void cidk__sort_doubles(double *v, size_t n);
 
-#endif /* CIDKIT_UTIL_STATS_H */
+#endif /* CIDKIT_LABUTIL_STATS_H */
