@@ -8,7 +8,11 @@
 1. `nm -D --defined-only libcidkit.so` (the symbols that leave the .so)
    equals the CIDK_EXPORT declarations of the installed headers
    (include/cidkit/*.h but the lab's sim.h, whose symbols must not leave);
-   nothing internal (cidk__*) or unprefixed is exported.
+   nothing internal (cidk__*) or unprefixed is exported.  An installed
+   header declares no function (or extern variable) without CIDK_EXPORT:
+   what it declares, a user can call.  The lab's interface
+   (lib/internal/cidkit_lab.h, not installed) is in libcidkit.a, hidden,
+   and not one of its functions leaves the .so.
 2. docs/api.md is what --write-api makes from the headers: one line per
    exported symbol (its declaration) and per public inline function, grouped
    by header; so it lists exactly what nm -D shows, with the headers' types.
@@ -72,6 +76,43 @@ def parse_header(path):
         if not name.startswith("cidk__"):
             inlines.append((name, proto + ";"))
     return header_summary(raw), exports, inlines
+
+
+def toplevel_statements(text):
+    """The file-scope statements of comment- and preprocessor-free C text:
+    brace bodies (structs, enums, inline functions) dropped, a function
+    definition dropped whole, extern "C" blocks opened."""
+    text = text.replace('extern "C" {', " ")
+    out, cur, depth = [], "", 0
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(depth - 1, 0)
+            if depth == 0 and cur.rstrip().endswith(")"):
+                cur = ""  # the end of a function definition
+        elif depth:
+            continue
+        elif ch == ";":
+            out.append(" ".join(cur.split()))
+            cur = ""
+        else:
+            cur += ch
+    # a statement-less macro (CIDK__CXX_FLEX_END) glues onto the next one
+    out = [re.sub(r"^(CIDK__[A-Z_]+\s+)+", "", st) for st in out]
+    return [st for st in out if st]
+
+
+def declared_functions(path):
+    """[(name, statement)]: every file-scope function declaration and
+    extern variable of a header, exported or not."""
+    decls = []
+    for st in toplevel_statements(strip_comments(open(path).read())):
+        if re.match(r"(typedef|struct|union|enum|_Static_assert|static_assert)\b", st):
+            continue
+        if re.search(r"\w\s*\(.*\)\s*$", st) or re.match(r"(CIDK_EXPORT\s+)?extern\b", st):
+            decls.append((decl_name(st.replace("CIDK_EXPORT", "")), st))
+    return decls
 
 
 def installed_headers(src):
@@ -195,6 +236,29 @@ def main():
     t.ok(not bad, "nothing unprefixed or internal (cidk__) leaves the .so", sorted(bad))
     t.ok(hidden and not hidden & exported,
          "the lab's sim.h symbols stay out of the .so", sorted(hidden & exported))
+
+    # An installed header declares only what the .so exports: a function
+    # declared without CIDK_EXPORT would compile in a user's program and
+    # fail at link time.
+    bare = ["%s: %s" % (h, st) for h in installed_headers(src)
+            for _, st in declared_functions(os.path.join(src, "include", "cidkit", h))
+            if not st.startswith("CIDK_EXPORT")]
+    t.ok(not bare, "the installed headers declare no function without CIDK_EXPORT",
+         "\n".join(bare))
+    # The lab's interface: in the archive the lab links, never in the .so.
+    lab = {n for n, _ in declared_functions(os.path.join(src, "lib", "internal", "cidkit_lab.h"))}
+    archive = os.path.join(os.path.dirname(so), "libcidkit.a")
+    syms = subprocess.run(["readelf", "-sW", archive], capture_output=True,
+                          text=True, check=True).stdout
+    defined = {f[7] for f in (l.split() for l in syms.splitlines())
+               if len(f) >= 8 and f[4] in ("GLOBAL", "WEAK") and f[6] != "UND"}
+    t.ok(len(lab) > 10 and lab <= defined,
+         "lib/internal/cidkit_lab.h: its %d functions are defined in libcidkit.a" % len(lab),
+         "not in libcidkit.a: %s" % sorted(lab - defined))
+    t.ok(not lab & exported, "lib/internal/cidkit_lab.h: none of them leaves the .so",
+         sorted(lab & exported))
+    t.ok(not lab & declared, "lib/internal/cidkit_lab.h: none of them is in an installed header",
+         sorted(lab & declared))
 
     doc = open(os.path.join(src, "docs", "api.md")).read()
     want = api_md(src)

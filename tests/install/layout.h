@@ -21,7 +21,7 @@
 
 #define LAYOUT_STRUCTS(X)                                                     \
 	X(cidk_call_req) X(cidk_cid_params) X(cidk_cid_stats)                 \
-	X(cidk_cid_task) X(cidk_mask) X(cidk_percpu_node) X(cidk_pool)        \
+	X(cidk_mask) X(cidk_percpu_node) X(cidk_pool)                         \
 	X(cidk_rc_value) X(cidk_rc_rate) X(cidk_resctrl_err)                  \
 	X(cidk_resctrl_opts) X(cidk_resctrl_row) X(cidk_resctrl_stats)        \
 	X(cidk_rseq_abi) X(cidk_rseq_info) X(cidk_topo_err)                   \

@@ -38,11 +38,12 @@ ok $? "meson compile: libcidkit.so, libcidkit.a, libcidkit.3 (library-only build
 ok $? "meson install --destdir (library-only build)" "$tmp/install.log"
 echo "# library-only setup + compile + install: $(($(date +%s) - t0)) s"
 
-# Only the library's targets and tests: no lab target was even defined.
+# Only the library's targets and tests: no lab target was even defined
+# but labutil/ (prng, stats: the unit tests' random cases; not installed).
 "$MESON" introspect --targets "$build" | python3 -c '
 import json, sys
 lib = {("cidkit", "shared library"), ("cidkit", "static library"),
-       ("libcidkit.3", "custom")}
+       ("libcidkit.3", "custom"), ("cidkit_labutil", "static library")}
 extra = sorted("%s (%s)" % (t["name"], t["type"]) for t in json.load(sys.stdin)
                if (t["name"], t["type"]) not in lib
                and not (t["type"] == "executable" and t["name"].startswith("test_")))
@@ -50,7 +51,7 @@ if extra:
     print("\n".join(extra))
 ' >"$tmp/targets" 2>&1
 ok $([ ! -s "$tmp/targets" ]; echo $?) \
-	"targets: libcidkit.so, libcidkit.a, libcidkit.3 and test programs only" "$tmp/targets"
+	"targets: libcidkit.so, libcidkit.a, libcidkit.3, labutil and test programs only" "$tmp/targets"
 "$MESON" introspect --tests "$build" | python3 -c '
 import json, sys
 tests = json.load(sys.stdin)
