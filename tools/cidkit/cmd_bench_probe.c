@@ -13,7 +13,6 @@
  * all.
  */
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -29,6 +28,7 @@
 #include "cmds.h"
 #include "json.h"
 #include "opt.h"
+#include "stats.h"
 
 extern char **environ;
 
@@ -58,27 +58,17 @@ static double now_us(void)
 	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sorts @v. */
+/* Sorts @v (labutil/stats.c: the lab's one median and percentile code). */
 static struct stats stats_of(double *v, unsigned int n)
 {
-	struct stats s = { 0, 0, 0, 0 };
-	unsigned int r;
+	struct cidk__summary sum;
+	struct stats s;
 
-	if (!n)
-		return s;
-	qsort(v, n, sizeof(*v), cmp_double);
-	s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	r = (unsigned int)ceil(0.99 * n); /* nearest rank, 1-based */
-	s.p99 = v[(r ? r : 1) - 1];
-	s.min = v[0];
-	s.max = v[n - 1];
+	cidk__summarize(v, n, &sum);
+	s.median = sum.median;
+	s.p99 = cidk__percentile(v, n, 99); /* nearest rank */
+	s.min = sum.min;
+	s.max = sum.max;
 	return s;
 }
 
