@@ -11,7 +11,7 @@
  * static archive (libcidkit.a), a user of libcidkit.so cannot, and a
  * program built with only include/ on its path cannot even name them.
  * This folder is not installed, and the lab's include path holds it
- * instead of lib/ (meson.build: lab_inc), so a lab file that includes a
+ * instead of lib/ (meson.build: lab_dep), so a lab file that includes a
  * module's private header ("cid/cid_internal.h") does not compile; what the
  * lab needs of a module's internals is declared, or included, here.
  *
