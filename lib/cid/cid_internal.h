@@ -29,9 +29,8 @@
 #include <stdint.h>
 
 #include <cidkit/cid.h>
-
-#include "cid/cid_atomic.h"
 #include "internal/cidkit_lab.h" /* the policies' interface: the lab's */
+#include "cid/cid_atomic.h"
 
 #define CIDK__CACHELINE 64
 
