@@ -139,9 +139,19 @@ CIDK_EXPORT void cidk_cid_params_default(struct cidk_cid_params *p,
  * (ownership converges below its own max_cids, see above).
  */
 CIDK_EXPORT unsigned int cidk_cid_max_cids(const struct cidk_cid_mm *mm);
+
+/* The mm's users: its tasks (a lease domain's: the threads that joined it
+   and have not ended).  MT-safe. */
 CIDK_EXPORT unsigned int cidk_cid_nr_users(const struct cidk_cid_mm *mm);
+
+/* The weight of the union of its users' allowed CPUs (it only grows).
+   MT-safe. */
 CIDK_EXPORT unsigned int cidk_cid_nr_cpus_allowed(const struct cidk_cid_mm *mm);
+
+/* The width of its CPU masks, fixed at creation: no CID reaches it. */
 CIDK_EXPORT unsigned int cidk_cid_nr_cpu_ids(const struct cidk_cid_mm *mm);
+
+/* The policy it runs. */
 CIDK_EXPORT enum cidk_cid_policy_kind
 cidk_cid_mm_policy(const struct cidk_cid_mm *mm);
 
