@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The command's option parser (tools/cidkit/opt.c) on any command line.
+ * The command's option parser (tools/cli/opt.c) on any command line.
  * The first byte picks a table (every option type; or groups and a
  * required option) and the operands the command takes; the rest is the
  * argv, NUL-separated.  stdout and stderr go to memory files during the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The command's option parser (tools/cidkit/opt.c): every type, the range
+ * The command's option parser (tools/cli/opt.c): every type, the range
  * edges, the number syntax, unknown/ambiguous/missing/duplicate options,
  * "--", operands, groups, required options, the one-line error contract
  * (stderr captured: exactly one "cidkit: " line, control bytes escaped),
