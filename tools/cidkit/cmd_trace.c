@@ -465,7 +465,8 @@ static int cmd_trace_record(int argc, char **argv)
 			       OPT_MANY, opts };
 	int rc, first;
 
-	rc = opt_parse(&cmd, argc, argv, &first);
+	/* CMD's own options are CMD's (as env, timeout and taskset take them) */
+	rc = opt_parse_in_order(&cmd, argc, argv, &first);
 	if (rc)
 		return opt_status(rc);
 #ifdef CIDKIT_HAVE_TRACEFS

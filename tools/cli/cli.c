@@ -202,6 +202,12 @@ int cli_dispatch(const char *prefix, const struct cli_cmd *cmds, int argc,
 	for (const struct cli_cmd *c = cmds; c->name; c++)
 		if (!strcmp(argv[0], c->name))
 			return c->run(argc, argv);
+	/* options go after the command's name: "cidkit sim replay --json" */
+	if (argv[0][0] == '-' && argv[0][1])
+		return cli_error("%s%sunknown option '%s' before the command "
+				 "(try 'cidkit %s%s--help')", prefix,
+				 *prefix ? ": " : "", cli_q(argv[0]), prefix,
+				 *prefix ? " " : "");
 	return cli_error("unknown command '%s%s%s' (try 'cidkit %s%s--help')",
 			 prefix, *prefix ? " " : "", cli_q(argv[0]), prefix,
 			 *prefix ? " " : "");

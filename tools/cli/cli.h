@@ -54,8 +54,9 @@ int cli_parse_double(const char *what, const char *s, double min, double max,
  * Run the subcommand of @cmds named argv[0] with (argc, argv) shifted so
  * that the subcommand sees its own name as argv[0].  @prefix names the
  * parent in messages ("" for the top level, "bench" for cidkit bench).
- * "help", "--help" and "-h" print the list; no argument is one error line
- * and 2.
+ * "help", "--help" and "-h" print the list; no argument, an unknown name
+ * or an option (a word starting with '-': "PREFIX: unknown option '-x'
+ * before the command") is one error line and 2.
  */
 int cli_dispatch(const char *prefix, const struct cli_cmd *cmds, int argc,
 		 char **argv);
