@@ -14,6 +14,7 @@
 # operands are a command line whose options are the command's own.
 CIDKIT=${1:?usage: options.sh path/to/cidkit}
 case $CIDKIT in /*) ;; *) CIDKIT=$(pwd)/$CIDKIT ;; esac # the test cds
+# shellcheck source=tests/cli/tap.sh
 . "$(dirname "$0")/tap.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 trace=$here/../data/traces/tiny.trace
@@ -37,13 +38,15 @@ for c in $(listed); do
 	*) all="$all $c" ;;
 	esac
 done
-want=$(echo $leaves trace:record | tr ' ' '\n' | sort | tr '\n' ' ')
-have=$(echo $all | tr ' ' '\n' | sort | tr '\n' ' ')
+# shellcheck disable=SC2086 # one word per subcommand
+want=$(printf '%s\n' $leaves trace:record | sort | tr '\n' ' ')
+# shellcheck disable=SC2086
+have=$(printf '%s\n' $all | sort | tr '\n' ' ')
 [ "$want" = "$have" ]
 ok $? "the list covers every subcommand (command lists: $have)"
 
 for leaf in $leaves; do
-	# shellcheck disable=SC2086 # "sim:scan" -> sim scan
+	# shellcheck disable=SC2046 # "sim:scan" -> sim scan
 	set -- $(echo "$leaf" | tr ':' ' ')
 	name="$*"
 	run "$@" --help
