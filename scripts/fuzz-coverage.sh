@@ -11,9 +11,9 @@ out=build-fuzz/cov-$name
 mkdir -p "$out"
 # shellcheck disable=SC2086 # the file lists split on purpose
 clang -std=c11 -D_GNU_SOURCE -O0 -fprofile-instr-generate -fcoverage-mapping \
-	-Iinclude -Ilib -Itests/fuzz -Itools/cidkit -Icheck -Ilib/internal -Ilabutil \
+	-Iinclude -Ilib -Itests/fuzz -Itools/cli -Itools/cidkit -Icheck -Ilib/internal -Ilabutil \
 	lib/mask/*.c lib/topo/*.c lib/resctrl/*.c lib/util/*.c lib/call/*.c labutil/*.c \
-	tools/cidkit/cli.c tools/cidkit/opt.c tools/cidkit/taskset.c check/scenario.c tests/fuzz/replay.c "tests/fuzz/fuzz_$name.c" \
+	tools/cli/cli.c tools/cli/opt.c tools/cidkit/taskset.c check/scenario.c tests/fuzz/replay.c "tests/fuzz/fuzz_$name.c" \
 	-o "$out/replay" -lm -lpthread
 dirs=tests/fuzz/corpus/$name
 [ -d "build-fuzz/corpus/$name" ] && dirs="$dirs build-fuzz/corpus/$name"

@@ -14,9 +14,9 @@ cc=${FUZZ_CC:-clang}
 out=build-fuzz
 flags="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Iinclude -Ilib -Itests/fuzz
-       -Itools/cidkit -Icheck -Ilib/internal -Ilabutil"
+       -Itools/cli -Itools/cidkit -Icheck -Ilib/internal -Ilabutil"
 lib="lib/mask/*.c lib/topo/*.c lib/resctrl/*.c lib/util/*.c lib/call/*.c labutil/*.c
-     tools/cidkit/cli.c tools/cidkit/opt.c tools/cidkit/taskset.c
+     tools/cli/cli.c tools/cli/opt.c tools/cidkit/taskset.c
      check/scenario.c lib/cid/*.c trace/*.c sim/workloads/replay.c"
 # trace.dat through libtracecmd when it is installed (scripts/bootstrap.sh
 # installs it); without it fuzz_trace_dat sees -ENOTSUP at every open

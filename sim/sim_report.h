@@ -2,7 +2,7 @@
 /*
  * sim/report.h - tables for the simulator's scenarios, and the locality
  * scoreboard.  Writes to the FILE the command gives it; deterministic (no
- * times, no addresses).  JSON is the command's (tools/cidkit/json.c).
+ * times, no addresses).  JSON is the command's (tools/cli/json.c).
  */
 #ifndef CIDKIT_SIM_REPORT_H
 #define CIDKIT_SIM_REPORT_H

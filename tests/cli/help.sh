@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every subcommand's --help against its parser (both come from one table,
-# tools/cidkit/opt.c): usage on stdout, exit 0, no line over 79 columns;
+# tools/cli/opt.c): usage on stdout, exit 0, no line over 79 columns;
 # each option the help lists is one the parser knows - a flag is accepted
 # (FLAG --help exits 0), an option with a value asks for it (exit 2,
 # "needs a value") - and a name the help does not list is unknown.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The command's value helpers (tools/cidkit/cli.c) on any bytes: cli_q,
+ * The command's value helpers (tools/cli/cli.c) on any bytes: cli_q,
  * the one escaping helper for user text in errors, and the number
  * parsers.  Properties: cli_q's output has no control byte and a bounded
  * length, and is the input itself when that is short and plain;

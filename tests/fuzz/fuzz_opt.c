@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The command's option parser (tools/cidkit/opt.c) on any command line.
+ * The command's option parser (tools/cli/opt.c) on any command line.
  * The first byte picks a table (every option type; or groups and a
  * required option) and the operands the command takes; the rest is the
  * argv, NUL-separated.  stdout and stderr go to memory files during the
@@ -16,7 +16,9 @@
  *  - an accepted argv prints nothing; every value is within its declared
  *    range and equals the reference's (numbers decoded digit by digit,
  *    strings as the very argv pointer, lists item by item); options not
- *    given keep their defaults; *first is where the reference stops.
+ *    given keep their defaults; argv[*first..] are the reference's
+ *    operands (GNU's permutation: options and operands in any order, "--"
+ *    ends the options; in order for opt_parse_in_order()), same words.
  * A first byte with its top bit set builds the table itself from the
  * input (names, metavars, help texts, defaults, groups of any length):
  * opt_help() never crashes, and a table opt_check_table() refuses is one
@@ -388,19 +390,31 @@ static enum ref_rc ref_short(const struct opt_cmd *cmd, int argc, char **argv,
 	return REF_OK;
 }
 
+/*
+ * The operands, in order: words that do not start with '-' and "-"
+ * alone, wherever they are (GNU's permutation), everything after "--";
+ * @in_order: everything from the first operand on.  opt_parse() leaves
+ * them at argv[*first..argc-1].
+ */
+static char *ref_operand[MAX_WORDS + 2];
+
 static enum ref_rc ref_parse(const struct opt_cmd *cmd, int argc, char **argv,
-			     int *first)
+			     bool in_order, int *first)
 {
 	enum ref_rc rc = REF_OK;
-	unsigned int n;
+	unsigned int n = 0;
 	int i;
 
 	memset(slots, 0, sizeof(slots));
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (a[0] != '-' || a[1] == '\0')
-			break;
+		if (a[0] != '-' || a[1] == '\0') {
+			if (in_order)
+				break;
+			ref_operand[n++] = argv[i];
+			continue;
+		}
 		if (!strcmp(a, "--")) {
 			i++;
 			break;
@@ -410,11 +424,12 @@ static enum ref_rc ref_parse(const struct opt_cmd *cmd, int argc, char **argv,
 		if (rc)
 			return rc;
 	}
+	while (i < argc)
+		ref_operand[n++] = argv[i++];
 	for (unsigned int k = 0; cmd->opts[k].type != OT_END; k++)
 		if ((cmd->opts[k].flags & OPT_REQUIRED) && !slots[k].seen)
 			return E_REQUIRED;
-	n = (unsigned int)(argc - i);
-	*first = i;
+	*first = argc - (int)n;
 	if (n && !cmd->max_operands)
 		return E_UNEXPECTED;
 	if (n >= cmd->min_operands && n <= cmd->max_operands)
@@ -589,7 +604,7 @@ union defaults {
 };
 
 static void parse_argv(struct opt_cmd *cmd, const char *help, int argc,
-		       char **argv)
+		       char **argv, bool in_order)
 {
 	static union defaults def[OPT_TABLE_MAX];
 	struct opt init[OPT_TABLE_MAX];
@@ -614,15 +629,19 @@ static void parse_argv(struct opt_cmd *cmd, const char *help, int argc,
 		default: break;
 		}
 	}
-	want = ref_parse(cmd, argc, argv, &ref_first);
+	want = ref_parse(cmd, argc, argv, in_order, &ref_first);
 	capture_start();
-	rc = opt_parse(cmd, argc, argv, &first);
+	rc = in_order ? opt_parse_in_order(cmd, argc, argv, &first)
+		      : opt_parse(cmd, argc, argv, &first);
 	capture_stop(&out, &err, &err_len);
 
 	switch (want) {
 	case REF_OK:
 		FUZZ_CHECK(rc == 0 && !*out && !err_len);
 		FUZZ_CHECK(first == ref_first && first >= 1 && first <= argc);
+		/* the operands, the same words in the same order, come last */
+		for (int i = first; i < argc; i++)
+			FUZZ_CHECK(argv[i] == ref_operand[i - first]);
 		check_values(cmd, init);
 		break;
 	case REF_HELP:
@@ -791,7 +810,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cmd->max_operands = operands[ops].max;
 	if (!help[sel & 1][ops])
 		help[sel & 1][ops] = help_of(cmd);
-	parse_argv(cmd, help[sel & 1][ops], argc, argv);
+	/* (sel >> 1) / 5 odd: a command line follows (opt_parse_in_order) */
+	parse_argv(cmd, help[sel & 1][ops], argc, argv, ((sel >> 1) / 5) & 1);
 	free(s);
 	return 0;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The command's JSON writer (tools/cidkit/json.c), read back by Python's
+"""The command's JSON writer (tools/cli/json.c), read back by Python's
 json module: every string - all 255 single bytes, quotes, backslashes,
 control bytes, well-formed UTF-8 at each length boundary, ill-formed
 UTF-8 (overlong, surrogates, above U+10FFFF, cut short, stray

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The command's option parser (tools/cidkit/opt.c): every type, the range
+ * The command's option parser (tools/cli/opt.c): every type, the range
  * edges, the number syntax, unknown/ambiguous/missing/duplicate options,
  * "--", operands, groups, required options, the one-line error contract
  * (stderr captured: exactly one "cidkit: " line, control bytes escaped),
@@ -18,7 +18,8 @@
 #include "tap.h"
 
 struct res {
-	int rc, first;
+	int rc, first, argc;
+	char *argv[64]; /* as opt_parse() left it (permuted) */
 	char out[16384], err[4096];
 };
 
@@ -33,6 +34,8 @@ static void slurp(FILE *f, char *buf, size_t size)
 	buf[n] = '\0';
 	fclose(f);
 }
+
+static bool in_order; /* run() calls opt_parse_in_order() */
 
 /* opt_parse(@cmd) on "t" + the NULL-terminated words; stdout and stderr kept. */
 static int run(struct opt_cmd *cmd, struct res *r, ...)
@@ -53,7 +56,10 @@ static int run(struct opt_cmd *cmd, struct res *r, ...)
 	dup2(fileno(fo), 1);
 	dup2(fileno(fe), 2);
 	r->first = -1;
-	r->rc = opt_parse(cmd, argc, argv, &r->first);
+	r->rc = in_order ? opt_parse_in_order(cmd, argc, argv, &r->first)
+			 : opt_parse(cmd, argc, argv, &r->first);
+	memcpy(r->argv, argv, sizeof(argv));
+	r->argc = argc;
 	fflush(stdout);
 	fflush(stderr);
 	dup2(so, 1);
@@ -269,11 +275,28 @@ static void test_errors(void)
 	    "unexpected argument 'x' (see --help)", "x", NULL);
 	bad("after --, an option is an operand",
 	    "unexpected argument '--flag'", "--", "--flag", NULL);
+	bad("an operand before options is still an operand",
+	    "unexpected argument 'x' (see --help)", "x", "--flag", NULL);
 	bad("a newline in a value is escaped", "'a\\nb' is not a number",
 	    "--uint", "a\nb", NULL);
 	bad("a control byte in an option name is escaped",
 	    "unknown option '--a\\x01'", "--a\001", NULL);
 	bad("an empty long name", "unknown option '--=1'", "--=1", NULL);
+}
+
+/* Does @r's argv hold the NULL-terminated words, in this order? */
+static bool words(const struct res *r, ...)
+{
+	const char *w;
+	va_list ap;
+	int i = 0;
+	bool same = true;
+
+	va_start(ap, r);
+	while ((w = va_arg(ap, const char *)) && same)
+		same = i < r->argc && !strcmp(r->argv[i++], w);
+	va_end(ap);
+	return same && i == r->argc;
 }
 
 static void test_operands_groups(void)
@@ -295,14 +318,36 @@ static void test_operands_groups(void)
 	one.operand = "FILE";
 	one.min_operands = 1;
 	one.max_operands = OPT_MANY;
+	run(&one, &r, "a", "-f", "b", "--uint", "5", "c", NULL);
+	ok(r.rc == 0 && r.first == 4 && flag && u == 5,
+	   "options after operands are options (GNU permutation)");
+	ok(words(&r, "t", "-f", "--uint", "5", "a", "b", "c", NULL),
+	   "argv permuted: the options first, the operands after, each in order");
+	reset();
+	in_order = true;
 	run(&one, &r, "-f", "a", "--uint", "5", NULL);
-	ok(r.rc == 0 && r.first == 2 && flag && u == 7,
-	   "parsing stops at the first operand (--uint after it is an operand)");
+	in_order = false;
+	ok(r.rc == 0 && r.first == 2 && flag && u == 7 &&
+		   words(&r, "t", "-f", "a", "--uint", "5", NULL),
+	   "opt_parse_in_order: the first operand ends the options, argv kept");
 	reset();
 	run(&one, &r, "--", "-f", NULL);
 	ok(r.rc == 0 && r.first == 2 && !flag, "-- ends the options: -f is an operand");
+	reset();
+	run(&one, &r, "a", "--uint", "5", "--", "-f", "--uint", NULL);
+	ok(r.rc == 0 && r.first == 4 && !flag && u == 5 &&
+		   words(&r, "t", "--uint", "5", "--", "a", "-f", "--uint", NULL),
+	   "options, then --: what follows -- is operands, after those before it");
+	reset();
+	run(&one, &r, "a", "--string", "-5", "-", "--flag", NULL);
+	ok(r.rc == 0 && r.first == 4 && flag && str && !strcmp(str, "-5") &&
+		   words(&r, "t", "--string", "-5", "--flag", "a", "-", NULL),
+	   "a value starting with '-' is the option's; '-' alone is an operand");
 	run(&one, &r, "-", NULL);
 	ok(r.rc == 0 && r.first == 1, "'-' alone is an operand");
+	run(&one, &r, "a", "--bogus", NULL);
+	ok(r.rc == 2 && strstr(r.err, "t: unknown option '--bogus' (see --help)"),
+	   "an unknown option after an operand is named: %s", r.err);
 	run(&one, &r, "-f", NULL);
 	ok(r.rc == 2 && strstr(r.err, "t: no FILE given (see --help)"),
 	   "operands missing: %s", r.err);

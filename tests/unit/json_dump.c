@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The JSON writer's (tools/cidkit/json.c) half of the cli_json test:
+ * The JSON writer's (tools/cli/json.c) half of the cli_json test:
  *   json_dump strings HEX...  {"strings": [each argument, hex-decoded]}
  *   json_dump shape           one document using every call of the writer
  * cli_json.py reads the output back with Python's json module.

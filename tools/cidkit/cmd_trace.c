@@ -461,11 +461,13 @@ static int cmd_trace_record(int argc, char **argv)
 			     "auto (each the kernel has), none, or a list of mm_cid_work, cpus_allowed, mm_cid_exit, mm_cid_fork (each must work)") },
 		{ .type = OT_END },
 	};
-	struct opt_cmd cmd = { cmdname, about, NULL, "CMD [ARGS...]", 1,
-			       OPT_MANY, opts };
+	struct opt_cmd cmd = { cmdname, about,
+			       "Options go before CMD: from CMD on, every word is CMD's.\n",
+			       "CMD [ARGS...]", 1, OPT_MANY, opts };
 	int rc, first;
 
-	rc = opt_parse(&cmd, argc, argv, &first);
+	/* CMD's own options are CMD's (as env, timeout and taskset take them) */
+	rc = opt_parse_in_order(&cmd, argc, argv, &first);
 	if (rc)
 		return opt_status(rc);
 #ifdef CIDKIT_HAVE_TRACEFS

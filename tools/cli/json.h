@@ -16,7 +16,7 @@
  * with a chosen precision (jansson prints doubles with "%.17g" or a fixed
  * count of significant digits, not decimals), and file names that are not
  * UTF-8 (jansson refuses them: json_string() returns NULL).  The library
- * never prints, so this belongs to the command; 160 lines do it without a
+ * never prints, so this belongs to the programs; 160 lines do it without a
  * new runtime dependency for the library's users.
  *
  * Not MT-safe: one writer per FILE at a time.

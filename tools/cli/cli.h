@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What every subcommand of the cidkit command shares: one-line errors with
- * exit status 2, strict number parsing, sub-dispatch and JSON strings.
- * Only the command prints; the library returns errors.
+ * What every subcommand of the cidkit command (tools/cidkit/) and the
+ * explorer cidkit-check (check/) share: one-line errors with exit status
+ * 2, strict number parsing, sub-dispatch and JSON strings.  Only programs
+ * print; the library returns errors.  This folder (tools/cli/) is an
+ * internal static library that uses nothing above it: neither check/ nor
+ * tools/cidkit/ (nor the library; tools/cli/meson.build).
  */
 #ifndef CIDKIT_TOOLS_CLI_H
 #define CIDKIT_TOOLS_CLI_H
@@ -51,21 +54,12 @@ int cli_parse_double(const char *what, const char *s, double min, double max,
  * Run the subcommand of @cmds named argv[0] with (argc, argv) shifted so
  * that the subcommand sees its own name as argv[0].  @prefix names the
  * parent in messages ("" for the top level, "bench" for cidkit bench).
- * "help", "--help" and "-h" print the list; no argument is one error line
- * and 2.
+ * "help", "--help" and "-h" print the list; no argument, an unknown name
+ * or an option (a word starting with '-': "PREFIX: unknown option '-x'
+ * before the command") is one error line and 2.
  */
 int cli_dispatch(const char *prefix, const struct cli_cmd *cmds, int argc,
 		 char **argv);
-
-/*
- * For the one getopt loop left, the explorer's (check/main.c, a program of
- * its own); the cidkit command's subcommands parse with opt.h.
- * An operand the command does not take: one line, returns 2.
- */
-int cli_extra_arg(const char *cmd, const char *arg);
-
-/* The message for getopt's '?' or ':' return, as one cidkit: line. */
-int cli_bad_option(const char *cmd, char **argv, int c);
 
 /*
  * The one escaping helper for user text in error messages: control bytes

@@ -12,15 +12,22 @@
  * a pointer, help lines aligned in a column.  Unlike it: numbers are the
  * strict decimal syntax of cli_parse_u64()/cli_parse_double() (no hex, no
  * sign, no exponent, no saturation), ranges are data and shown in --help,
- * the default shown is read from the variable itself before parsing, an
- * option given twice is an error unless it is a list, and parsing stops at
- * the first operand (as getopt's "+").
+ * the default shown is read from the variable itself before parsing, and
+ * an option given twice is an error unless it is a list.
  *
  * The command line grammar: "--name VALUE", "--name=VALUE", "-x VALUE",
  * "-xVALUE", clusters of short flags ("-jk"), an unambiguous prefix of a
- * long name ("--dur" for "--duration"), "--" ends the options; "-" alone
- * and the first word that is not an option start the operands.  "-h" and
- * "--help" print the help (on stdout).
+ * long name ("--dur" for "--duration"); "-h" and "--help" print the help
+ * (on stdout).  Options and operands come in any order, as GNU
+ * getopt_long's permutation and Python's argparse take them: a word that
+ * does not start with '-', and "-" alone (stdin), is an operand, and the
+ * options after it are still options; "--" ends the options, every word
+ * after it is an operand ("-- -5", "-- --json").  A value is the next word
+ * whatever it looks like ("--offset -5").  opt_parse() permutes argv so
+ * that the operands come last, in their order.  A command whose operands
+ * are a command line to run (cidkit trace record CMD ARGS...) parses with
+ * opt_parse_in_order(): its first operand ends the options, as getopt's
+ * "+" (and env, timeout, taskset) do.
  *
  * Not MT-safe (nor is anything that prints); one table per call.
  */
@@ -141,7 +148,10 @@ struct opt_cmd {
  * opt_parse - parse argv[1..argc-1] (argv[0] is the command's name)
  * against @cmd's table.  Every value is parsed and range-checked as it is
  * met and stored through its entry's pointer; entries not given keep what
- * the caller initialised.  *@first is the index of the first operand.
+ * the caller initialised.  argv[1..argc-1] is permuted (the words, not
+ * the strings: values stored keep pointing at them): the options with
+ * their values and a "--" first, then the operands in the order given;
+ * *@first is the index of the first operand, argc - *@first their number.
  *
  * Returns 0 to go on; OPT_HELP after printing the help on stdout (the
  * command then exits 0: see opt_status()); or CLI_EXIT_USAGE after one
@@ -153,6 +163,13 @@ struct opt_cmd {
  */
 #define OPT_HELP (-1)
 int opt_parse(struct opt_cmd *cmd, int argc, char **argv, int *first);
+
+/*
+ * opt_parse_in_order - the same, except that the first operand ends the
+ * options (argv is not permuted): for a command whose operands are a
+ * command line of their own, "CMD [ARGS...]".
+ */
+int opt_parse_in_order(struct opt_cmd *cmd, int argc, char **argv, int *first);
 
 /* The exit status for opt_parse()'s nonzero return. */
 static inline int opt_status(int rc)

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -68,7 +67,7 @@ const char *cli_q(const char *s)
 }
 
 /* "cidkit: <message>" on stderr, one line, whatever the message holds. */
-static void report(const char *fmt, va_list ap)
+static void say(const char *fmt, va_list ap)
 {
 	char msg[1024];
 	int len;
@@ -99,7 +98,7 @@ int cli_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report(fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
 	return CLI_EXIT_USAGE;
 }
@@ -109,7 +108,7 @@ int cli_fail(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report(fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
 	return CLI_EXIT_FAIL;
 }
@@ -203,31 +202,15 @@ int cli_dispatch(const char *prefix, const struct cli_cmd *cmds, int argc,
 	for (const struct cli_cmd *c = cmds; c->name; c++)
 		if (!strcmp(argv[0], c->name))
 			return c->run(argc, argv);
+	/* options go after the command's name: "cidkit sim replay --json" */
+	if (argv[0][0] == '-' && argv[0][1])
+		return cli_error("%s%sunknown option '%s' before the command "
+				 "(try 'cidkit %s%s--help')", prefix,
+				 *prefix ? ": " : "", cli_q(argv[0]), prefix,
+				 *prefix ? " " : "");
 	return cli_error("unknown command '%s%s%s' (try 'cidkit %s%s--help')",
 			 prefix, *prefix ? " " : "", cli_q(argv[0]), prefix,
 			 *prefix ? " " : "");
-}
-
-int cli_extra_arg(const char *cmd, const char *arg)
-{
-	return cli_error("%s: unexpected argument '%s' (see --help)", cmd,
-			 cli_q(arg));
-}
-
-int cli_bad_option(const char *cmd, char **argv, int c)
-{
-	const char *arg = argv[optind - 1];
-
-	if (c == ':')
-		return cli_error("%s: option '%s' needs a value (see --help)",
-				 cmd, cli_q(arg));
-	if (optopt && optopt != '?') {
-		char opt[2] = { (char)optopt, '\0' };
-
-		return cli_error("%s: unknown option '-%s' (see --help)", cmd,
-				 cli_q(opt));
-	}
-	return cli_error("%s: unknown option '%s' (see --help)", cmd, cli_q(arg));
 }
 
 /*

@@ -333,6 +333,29 @@ static int check_operands(const struct opt_cmd *cmd, int argc, char **argv,
 
 static void label(const struct opt *o, bool shorts, char *buf, size_t size);
 
+static void reverse(char **argv, int from, int to)
+{
+	while (from < --to) {
+		char *t = argv[from];
+
+		argv[from++] = argv[to];
+		argv[to] = t;
+	}
+}
+
+/*
+ * Swap the blocks argv[a..b-1] (operands) and argv[b..c-1] (an option
+ * and its value), each keeping its order: GNU getopt's exchange().
+ */
+static void rotate(char **argv, int a, int b, int c)
+{
+	if (a == b || b == c)
+		return;
+	reverse(argv, a, b);
+	reverse(argv, b, c);
+	reverse(argv, a, c);
+}
+
 /* A scalar option's value, kept so that --help shows the defaults. */
 union opt_value {
 	bool b;
@@ -356,11 +379,12 @@ static size_t value_size(const struct opt *o)
 	}
 }
 
-int opt_parse(struct opt_cmd *cmd, int argc, char **argv, int *first)
+static int parse(struct opt_cmd *cmd, int argc, char **argv, int *first,
+		 bool in_order)
 {
 	union opt_value saved[OPT_TABLE_MAX];
 	const char *why;
-	int i, rc = 0;
+	int i, ops = 1, rc = 0;
 
 	if (opt_check_table(cmd, &why))
 		return cli_error("%s: bad option table: %s", cmd->name, why);
@@ -369,17 +393,31 @@ int opt_parse(struct opt_cmd *cmd, int argc, char **argv, int *first)
 		memcpy(&saved[o - cmd->opts], o->value ? o->value : (void *)&saved[0],
 		       o->value ? value_size(o) : 0);
 	}
-	for (i = 1; i < argc && !rc; i++) {
+	/*
+	 * argv[1..ops-1]: the options met so far (with their values),
+	 * argv[ops..i-1]: the operands met so far, argv[i..]: not yet read.
+	 */
+	for (i = 1; i < argc && !rc;) {
 		const char *a = argv[i];
+		int end = i;
 
-		if (a[0] != '-' || !a[1])
-			break; /* the first operand */
-		if (!strcmp(a, "--")) {
+		if (a[0] != '-' || !a[1]) { /* an operand ("-" is one: stdin) */
+			if (in_order)
+				break;
 			i++;
+			continue;
+		}
+		if (!strcmp(a, "--")) { /* it goes with the options */
+			rotate(argv, ops, i, i + 1);
+			ops++;
+			i = argc;
 			break;
 		}
-		rc = a[1] == '-' ? parse_long(cmd, argc, argv, &i)
-				 : parse_short(cmd, argc, argv, &i);
+		rc = a[1] == '-' ? parse_long(cmd, argc, argv, &end)
+				 : parse_short(cmd, argc, argv, &end);
+		rotate(argv, ops, i, end + 1);
+		ops += end + 1 - i;
+		i = end + 1;
 	}
 	if (rc == OPT_HELP) {
 		/* options before --help changed values: the help shows defaults */
@@ -398,10 +436,20 @@ int opt_parse(struct opt_cmd *cmd, int argc, char **argv, int *first)
 			return cli_error("%s: %s is required (see --help)",
 					 cmd->name, lab);
 		}
-	if (check_operands(cmd, argc, argv, i))
+	if (check_operands(cmd, argc, argv, ops))
 		return CLI_EXIT_USAGE;
-	*first = i;
+	*first = ops;
 	return 0;
+}
+
+int opt_parse(struct opt_cmd *cmd, int argc, char **argv, int *first)
+{
+	return parse(cmd, argc, argv, first, false);
+}
+
+int opt_parse_in_order(struct opt_cmd *cmd, int argc, char **argv, int *first)
+{
+	return parse(cmd, argc, argv, first, true);
 }
 
 bool opt_given(const struct opt_cmd *cmd, const char *name)
