@@ -7,7 +7,7 @@ this file expects) and none with every fix applied (exit 0, "pass").  The
 fixes it cannot reach are searched for on the transition scenarios, and
 nothing must be found.
 
-  fixes.py CIDKIT            print the table (markdown) docs/check.md shows
+  fixes.py CIDKIT            print the table (markdown) docs/check-results.md shows
   fixes.py CIDKIT DOC        TAP: the pairs above, and the table in DOC
                              (between <!-- fixes --> and <!-- /fixes -->)
                              is what the command gives now
@@ -134,7 +134,7 @@ def main():
     doc = open(sys.argv[2]).read()
     shown = doc.split("<!-- fixes -->\n", 1)[1].split("\n<!-- /fixes -->", 1)[0]
     same = shown.strip() == text.strip()
-    tap.append((same, "docs/check.md: the fix table shown is the command's "
+    tap.append((same, "docs/check-results.md: the fix table shown is the command's "
                 "output now"))
     bad = 0
     for i, (good, what) in enumerate(tap, 1):

@@ -220,6 +220,30 @@ def check(root):
     return res
 
 
+def index(root):
+    """docs/README.md links every page of docs/, and the top README.md
+    links the index and the design page."""
+    res = []
+    pages = sorted(os.path.basename(p) for p in
+                   glob.glob(os.path.join(root, "docs", "*.md")))
+    idx = os.path.join(root, "docs", "README.md")
+    text = open(idx, encoding="utf-8").read() if os.path.exists(idx) else ""
+    linked = set(LINK.findall(text))
+    missing = [p for p in pages if p != "README.md" and p not in linked]
+    res.append((bool(text) and not missing,
+                f"docs/README.md indexes every page of docs/ ({len(pages) - 1})",
+                ["docs/README.md does not exist"] if not text else
+                [f"docs/README.md: no line links docs/{p}" for p in missing]))
+    top = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+    linked = set(LINK.findall(top))
+    missing = [p for p in ("docs/README.md", "docs/design.md")
+               if p not in linked]
+    res.append((not missing, "README.md links docs/README.md and "
+                "docs/design.md", [f"README.md: no link to {p}"
+                                   for p in missing]))
+    return res
+
+
 def self_test(root):
     """A planted missing path fails, named with its file and line; globs,
     braces, <arch>, folders and relative links that exist pass."""
@@ -285,7 +309,7 @@ def main(argv):
             for no, tok, ok in named(root, rel, kind):
                 print(f"{rel}:{no}: {tok}{'' if ok else '   MISSING'}")
         return 0
-    res = check(root)
+    res = check(root) + index(root)
     rc = tap(res)
     if rc:
         print("# a file moved or was renamed: fix the references above "
