@@ -80,7 +80,7 @@ def main():
           f"not ok 1 - unexpected verdicts: {bad}")
     same = shown.strip() == text.strip()
     print(("ok" if same else "not ok") +
-          " 2 - docs/check-results.md: the matrix shown is the command's output now "
+          " 2 - docs/check.md: the matrix shown is the command's output now "
           "(docs freshness, not a test of the counts)")
     if not same:
         for line in text.splitlines():
