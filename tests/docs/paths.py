@@ -13,7 +13,7 @@ code (C and C++ comments in *.c, *.h, *.cc; '#' comments in Python, shell,
 meson.build, Makefile and the scripts without an extension).  What counts as
 a path, conservatively: a token that starts with one of the repository's
 top folders (bench/ check/ docs/ examples/ include/ lib/ man/ scripts/ sim/
-tests/ tools/ trace/) right after a space, a quote, a backquote or an
+tests/ tools/ trace/, and any other folder at the top of the tree) right after a space, a quote, a backquote or an
 opening bracket -- so /sys/..., ../x and build/cidkit are not paths of the
 tree.  `*`, `<arch>` and `{a,b}` are globs: at least one file must match
 each.  A token without an extension and without a trailing slash
@@ -30,11 +30,26 @@ import sys
 
 TOPS = ("bench", "check", "docs", "examples", "include", "lib", "man",
         "scripts", "sim", "tests", "tools", "trace")
+
+
+def tops(root):
+    """The top folders: the ones above, and any other folder at the top
+    of the tree (a new one counts as soon as it exists), never build*."""
+    found = {d for d in os.listdir(root)
+             if os.path.isdir(os.path.join(root, d)) and
+             not d.startswith((".", "build", "__"))}
+    return tuple(sorted(found | set(TOPS)))
 # before the token: start of text or one of these
-PATH = re.compile(
-    r"(?:(?<=^)|(?<=[\s`'\"(\[<=,]))"
-    r"((?:%s)/(?:[A-Za-z0-9_.\-*/]|\{[A-Za-z0-9_.,\-]*\}|<[a-z_-]+>)*)"
-    % "|".join(TOPS), re.M)
+PATH = None  # set by set_tops(): the tree's top folders
+
+
+def set_tops(root):
+    global PATH, TOPS
+    TOPS = tops(root)
+    PATH = re.compile(
+        r"(?:(?<=^)|(?<=[\s`'\"(\[<=,]))"
+        r"((?:%s)/(?:[A-Za-z0-9_.\-*/]|\{[A-Za-z0-9_.,\-]*\}|<[a-z_-]+>)*)"
+        % "|".join(map(re.escape, TOPS)), re.M)
 LINK = re.compile(r"\]\(([^)\s#:]+)(?:#[^)]*)?\)")
 EXEMPT = "paths: not in tree"
 # Paths of other trees that share our top folders' names: the kernel's
@@ -202,10 +217,11 @@ def named(root, rel, kind):
                     os.path.dirname(rel), t))
                 out.append((no, full, os.path.exists(
                     os.path.join(root, full))))
-    return out
+    return sorted(set(out), key=lambda x: (x[0], x[1]))
 
 
 def check(root):
+    set_tops(root)
     res = []
     for rel, kind in sources(root):
         got = named(root, rel, kind)
@@ -305,6 +321,7 @@ def main(argv):
     if "--self-test" in argv:
         return tap(self_test(root))
     if "--list" in argv:
+        set_tops(root)
         for rel, kind in sources(root):
             for no, tok, ok in named(root, rel, kind):
                 print(f"{rel}:{no}: {tok}{'' if ok else '   MISSING'}")
