@@ -18,7 +18,9 @@ opening bracket -- so /sys/..., ../x and build/cidkit are not paths of the
 tree.  `*`, `<arch>` and `{a,b}` are globs: at least one file must match
 each.  A token without an extension and without a trailing slash
 (`lib/cid`, `scripts/kernel-lab`) must exist as a file or a folder.  In
-docs/*.md, a Markdown link to a relative file (`[x](abi.md)`) must exist too.
+docs/*.md, a Markdown link to a relative file (`[x](abi.md)`) must exist too,
+and a link to a heading (`[x](check.md#memory-models)`, `[x](#verdicts)`)
+must name a heading of that page.
 
 A name that is not meant as a path of this tree (an example in a usage text,
 a file a test creates) can be exempted on its line with "paths: not in tree".
@@ -51,6 +53,25 @@ def set_tops(root):
         r"((?:%s)/(?:[A-Za-z0-9_.\-*/]|\{[A-Za-z0-9_.,\-]*\}|<[a-z_-]+>)*)"
         % "|".join(map(re.escape, TOPS)), re.M)
 LINK = re.compile(r"\]\(([^)\s#:]+)(?:#[^)]*)?\)")
+ANCHOR = re.compile(r"\]\(([^)\s#:]*)#([^)\s]+)\)")
+
+
+def slugs(path):
+    """The anchors of a Markdown page's headings, as GitHub makes them:
+    lower case, punctuation dropped, spaces to '-', '-1', '-2' after
+    a repeat.  Fenced blocks are not headings."""
+    out, seen, fence = set(), {}, False
+    for l in open(path, encoding="utf-8").read().split("\n"):
+        if l.startswith("```"):
+            fence = not fence
+        if fence or not re.match(r"#{1,6} ", l):
+            continue
+        s = re.sub(r"[^\w\- ]", "", l.lstrip("#").strip().lower())
+        s = s.replace(" ", "-")
+        n = seen.get(s, 0)
+        seen[s] = n + 1
+        out.add(s if n == 0 else f"{s}-{n}")
+    return out
 EXEMPT = "paths: not in tree"
 # Paths of other trees that share our top folders' names: the kernel's
 # (include/linux/, tools/testing/, lib/bitmap-str.c, ...) and librseq's
@@ -217,6 +238,15 @@ def named(root, rel, kind):
                     os.path.dirname(rel), t))
                 out.append((no, full, os.path.exists(
                     os.path.join(root, full))))
+            for m in ANCHOR.finditer(l):
+                t, a = m.groups()
+                if t.startswith(("http", "mailto", "/")):
+                    continue
+                full = os.path.normpath(os.path.join(
+                    os.path.dirname(rel), t or os.path.basename(rel)))
+                page = os.path.join(root, full)
+                if full.endswith(".md") and os.path.exists(page):
+                    out.append((no, f"{full}#{a}", a in slugs(page)))
     return sorted(set(out), key=lambda x: (x[0], x[1]))
 
 
@@ -277,26 +307,28 @@ def self_test(root):
             "lib/cid/*.c, scripts/tool, [a](docs/a.md), /sys/lib/nope.c,\n"
             "build/cidkit and ../lib/nope.c.\n")
         open(os.path.join(tmp, "docs", "a.md"), "w").write(
-            "[r](../README.md) and lib/util/prng.c.\n")
+            "# A heading, `x` (y)\n[r](../README.md), lib/util/prng.c, "
+            "[h](#a-heading-x-y), [h](a.md#a-heading-x-y).\n")
         r = check(tmp)
         res.append((all(ok for ok, _, _ in r),
-                    "existing paths, globs, braces, <arch>, folders and "
-                    "links pass; /sys/, build/ and ../ are not paths of the "
+                    "existing paths, globs, braces, <arch>, folders, "
+                    "links and headings pass; /sys/, build/ and ../ are not paths of the "
                     "tree", [d for _, l, dd in r for d in [l] + dd]))
         with open(os.path.join(tmp, "lib", "cid", "y.c"), "w") as f:
             f.write("/* as lib/cid/gone.c does */\n"
                     "static const char *s = \"lib/cid/not-a-comment.c\";\n")
         with open(os.path.join(tmp, "docs", "a.md"), "a") as f:
-            f.write("See lib/util/{prng,gone}.c and [b](b.md).\n")
+            f.write("See lib/util/{prng,gone}.c and [b](b.md), [c](#nope).\n")
         r = check(tmp)
         det = [d for _, _, dd in r for d in dd]
         want = ["lib/cid/y.c:1: names lib/cid/gone.c, which does not exist",
-                "docs/a.md:2: names lib/util/{prng,gone}.c, which does not "
+                "docs/a.md:3: names lib/util/{prng,gone}.c, which does not "
                 "exist",
-                "docs/a.md:2: names docs/b.md, which does not exist"]
+                "docs/a.md:3: names docs/b.md, which does not exist",
+                "docs/a.md:3: names docs/a.md#nope, which does not exist"]
         res.append((sorted(det) == sorted(want),
-                    "a missing path in a comment, in a brace and in a link "
-                    "each fail, named with file and line; a string literal "
+                    "a missing path in a comment, in a brace, in a link and "
+                    "a missing heading each fail, named with file and line; a string literal "
                     "in code is not a comment", det))
     finally:
         shutil.rmtree(tmp)
