@@ -1,29 +1,41 @@
 #!/usr/bin/env python3
 """Every repository path that the docs and the code comments name exists.
 
-  paths.py ROOT               TAP: one line per scanned file, a "not ok"
-                              names the file, the line and the missing path
-  paths.py --self-test ROOT   TAP: the scanner itself finds a planted
-                              missing path, accepts globs and braces
-  paths.py --list ROOT        every path named, with where (for a reader
-                              fixing references after a move)
+  paths.py ROOT               TAP: one line per file that names a path (a
+                              "not ok" lists each missing path as
+                              FILE:LINE: names PATH), one for the whole
+                              scan, and the docs index
+  paths.py --self-test ROOT   TAP: the scanner itself, on a tree it makes:
+                              planted missing paths fail, globs pass
+  paths.py --list ROOT        every path named, with where (to fix the
+                              references after a file moved)
 
-What is scanned: docs/*.md, README.md, man/*.scd, and the comments of the
-code (C and C++ comments in *.c, *.h, *.cc; '#' comments in Python, shell,
-meson.build, Makefile and the scripts without an extension).  What counts as
-a path, conservatively: a token that starts with one of the repository's
-top folders (bench/ check/ docs/ examples/ include/ lib/ man/ scripts/ sim/
-tests/ tools/ trace/, and any other folder at the top of the tree) right after a space, a quote, a backquote or an
-opening bracket -- so /sys/..., ../x and build/cidkit are not paths of the
-tree.  `*`, `<arch>` and `{a,b}` are globs: at least one file must match
-each.  A token without an extension and without a trailing slash
-(`lib/cid`, `scripts/kernel-lab`) must exist as a file or a folder.  In
-docs/*.md, a Markdown link to a relative file (`[x](abi.md)`) must exist too,
-and a link to a heading (`[x](check.md#memory-models)`, `[x](#verdicts)`)
-must name a heading of that page.
+What is scanned: README.md, docs/*.md, man/*.scd, and the comments of the
+code (C and C++ comments in *.c, *.h, *.cc; '#' comments and Python
+docstrings in *.py, *.sh, *.scn, meson.build, Makefile and the scripts
+without an extension).
 
-A name that is not meant as a path of this tree (an example in a usage text,
-a file a test creates) can be exempted on its line with "paths: not in tree".
+What counts as a path, conservatively: a token that starts with a top
+folder of the tree (bench/ check/ docs/ examples/ include/ lib/ man/
+scripts/ sim/ tests/ tools/ trace/, and any other folder at the top)
+right after a space, a quote, a backquote, a bracket, '=' or ',' -- so
+/sys/..., ../x and build/cidkit are not paths of the tree -- and that looks
+like dir/file.ext or dir/sub/: sim/ref (a ratio) and lib/cid are not
+checked.  `*`, `<arch>`, `{a,b}` and the placeholders N, D, NAME, ARCH
+are globs: at least one file must match each.  A stem that names files
+with more suffixes (tests/data/traces/cid-threads3-6.18 for its .dat.xz
+and .report.xz) passes.  The kernel's and librseq's paths (include/linux/,
+include/rseq/, tools/testing/, lib/bitmap-str.c) cite another tree and
+are not checked.  In Markdown, a link to a relative file (`[x](abi.md)`)
+must exist, and a link to a heading (`[x](check.md#memory-models)`,
+`[x](#verdicts)`) must name a heading of that page.
+
+A name that is not a path of this tree yet (a file another branch adds)
+is exempted on its line by the words "paths: not in tree" (in Markdown,
+an HTML comment); take the words out once the file is there.
+
+The docs index: docs/README.md links every page of docs/, and README.md
+links docs/README.md and docs/design.md.
 """
 import glob
 import os
@@ -32,6 +44,27 @@ import sys
 
 TOPS = ("bench", "check", "docs", "examples", "include", "lib", "man",
         "scripts", "sim", "tests", "tools", "trace")
+PATH = None  # the token pattern, made by set_tops() from the tree's folders
+LINK = re.compile(r"\]\(([^)\s#:]+)(?:#[^)]*)?\)")
+ANCHOR = re.compile(r"\]\(([^)\s#:]*)#([^)\s]+)\)")
+EXEMPT = "paths: not in tree"
+# Paths of other trees that share our top folders' names: the kernel's
+# (include/linux/, tools/testing/, lib/bitmap-str.c, ...) and librseq's
+# (include/rseq/).  Named to cite where an idea comes from, never checked.
+FOREIGN = re.compile(r"^(include/(linux|uapi|asm[\w-]*|rseq|trace)/"
+                     r"|tools/(testing|include|lib|perf|sched_ext)/"
+                     r"|lib/(bitmap|cpumask|find_bit)[\w.-]*$)")
+# Placeholders in a name: docs/figures/data/bench-lease-N.json
+PLACEHOLDER = re.compile(r"(?<![A-Za-z])(N|D|M|NAME|ARCH|VERSION|POLICY)"
+                         r"(?![A-Za-z])")
+# The scan of this tree finds some 930 paths in the docs, 285 in C
+# comments and 230 in '#' comments: far fewer of a kind means its
+# scanner broke, not that the tree stopped naming files.
+FLOOR = {"md": 700, "code": 200, "hash": 150}
+SKIP_DIRS = {".git", "__pycache__", "corpus", "data", "figures"}
+CODE_EXT = {".c", ".h", ".cc"}
+HASH_EXT = {".py", ".sh", ".ini", ".scn", ".txt"}
+HASH_NAMES = {"meson.build", "Makefile", "meson_options.txt"}
 
 
 def tops(root):
@@ -41,19 +74,18 @@ def tops(root):
              if os.path.isdir(os.path.join(root, d)) and
              not d.startswith((".", "build", "__"))}
     return tuple(sorted(found | set(TOPS)))
-# before the token: start of text or one of these
-PATH = None  # set by set_tops(): the tree's top folders
 
 
 def set_tops(root):
+    """A token is a top folder, a slash, then path characters, braces
+    and <placeholders>; before it, the start of a line or one of
+    whitespace ` ' " ( [ < = ,."""
     global PATH, TOPS
     TOPS = tops(root)
     PATH = re.compile(
         r"(?:(?<=^)|(?<=[\s`'\"(\[<=,]))"
         r"((?:%s)/(?:[A-Za-z0-9_.\-*/]|\{[A-Za-z0-9_.,\-]*\}|<[a-z_-]+>)*)"
         % "|".join(map(re.escape, TOPS)), re.M)
-LINK = re.compile(r"\]\(([^)\s#:]+)(?:#[^)]*)?\)")
-ANCHOR = re.compile(r"\]\(([^)\s#:]*)#([^)\s]+)\)")
 
 
 def slugs(path):
@@ -72,24 +104,6 @@ def slugs(path):
         seen[s] = n + 1
         out.add(s if n == 0 else f"{s}-{n}")
     return out
-EXEMPT = "paths: not in tree"
-# Paths of other trees that share our top folders' names: the kernel's
-# (include/linux/, tools/testing/, lib/bitmap-str.c, ...) and librseq's
-# (include/rseq/).  Named to cite where an idea comes from, never checked.
-FOREIGN = re.compile(r"^(include/(linux|uapi|asm[\w-]*|rseq|trace)/"
-                     r"|tools/(testing|include|lib|perf|sched_ext)/"
-                     r"|lib/(bitmap|cpumask|find_bit)[\w.-]*$)")
-# The scan of this tree finds some 930 paths in the docs, 285 in C
-# comments and 230 in '#' comments: far fewer of a kind means its
-# scanner broke, not that the tree stopped naming files.
-FLOOR = {"md": 700, "code": 200, "hash": 150}
-# Placeholders in a name: docs/figures/data/bench-lease-N.json
-PLACEHOLDER = re.compile(r"(?<![A-Za-z])(N|D|M|NAME|ARCH|VERSION|POLICY)"
-                         r"(?![A-Za-z])")
-SKIP_DIRS = {".git", "__pycache__", "corpus", "data", "figures"}
-CODE_EXT = {".c", ".h", ".cc"}
-HASH_EXT = {".py", ".sh", ".ini", ".scn", ".txt"}
-HASH_NAMES = {"meson.build", "Makefile", "meson_options.txt"}
 
 
 def expand_braces(s):
@@ -189,7 +203,8 @@ def hash_comments(text):
 
 
 def sources(root):
-    """(relative path, kind) of every file scanned: 'md' or 'code'."""
+    """(relative path, kind) of every file scanned: 'md' (the whole text),
+    'code' (C comments) or 'hash' ('#' comments, docstrings)."""
     yield "README.md", "md"
     for p in sorted(glob.glob(os.path.join(root, "docs", "*.md"))):
         yield os.path.relpath(p, root), "md"
