@@ -10,7 +10,7 @@
 #                this machine now: short runs, dated)
 #   make mutants source mutants of lib/cid judged by cidkit check alone
 #                (scripts/mutate.py; MUTANTS_SAMPLE=N per file, default
-#                all); writes the score into docs/check.md
+#                all); writes the score into docs/check-results.md
 #   make fuzz    libFuzzer on every tests/fuzz harness, FUZZ_SECONDS each
 #                (default 60; clang); see docs/fuzz.md
 #   make check-kernels  the guest suite on every kernel line (6.1 to 7.3,
@@ -48,7 +48,7 @@ check: bootstrap
 mutants: all
 	@python3 scripts/mutate.py run $(if $(MUTANTS_SAMPLE),--sample $(MUTANTS_SAMPLE)) \
 		--build $(BUILD) --out $(BUILD)/mutants.json
-	@python3 scripts/mutate.py report $(BUILD)/mutants.json --doc docs/check.md
+	@python3 scripts/mutate.py report $(BUILD)/mutants.json --doc docs/check-results.md
 
 check-kernels: bootstrap
 	@scripts/check-kernels.sh

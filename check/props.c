@@ -41,7 +41,7 @@
  *   own-task-mode per-task mode, no transition: no CPU owns a CID;
  *   own-fork      a task forked in per-task mode owns a CID from birth;
  *   (own-mode also: a transition ends in the other mode);
- * every policy ([DESIGN] "nr_users counts the mm's threads"):
+ * every policy (docs/design.md: "nr_users counts the mm's threads"):
  *   users         at quiescence, the mm's users are the live tasks;
  * the lazy family and cache-local (lib/cid/lazy.c's header, [lazy scan]):
  *   lazy-compact  after a tick or return to user that ran a full scan pass

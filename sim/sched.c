@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The simulated scheduler (see sched.h for the model).  Single-threaded and
+ * The simulated scheduler (see sim_sched.h for the model).  Single-threaded and
  * deterministic: every choice is a function of the event order and of the
  * seed (tick phases).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/engine.h - the discrete-event core: a virtual nanosecond clock and a
+ * sim/sim_engine.h - the discrete-event core: a virtual nanosecond clock and a
  * priority queue of events.
  *
  * Determinism: events are ordered by (time, seq), seq increasing with every

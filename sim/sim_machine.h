@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/machine.h - a simulated machine: a topology plus a cache cost model.
+ * sim/sim_machine.h - a simulated machine: a topology plus a cache cost model.
  *
  * Every data region (a per-CID or per-CPU area) remembers which CPU last
  * wrote it and when.  A burst touching it costs, per 64-byte line,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/report.h - tables for the simulator's scenarios, and the locality
+ * sim/sim_report.h - tables for the simulator's scenarios, and the locality
  * scoreboard.  Writes to the FILE the command gives it; deterministic (no
  * times, no addresses).  JSON is the command's (tools/cli/json.c).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/sched.h - the simulated scheduler: CPUs, tasks, mms, the idle task
+ * sim/sim_sched.h - the simulated scheduler: CPUs, tasks, mms, the idle task
  * of each CPU, sleep and wake-up, affinity, the tick on busy CPUs only,
  * return to user space, and every context switch calling the CID policy
  * (the library's own code, lib/cid/, never a copy).

@@ -8,7 +8,7 @@
  * ownership policy, like the kernel since 6.19, below nr_cpu_ids, and
  * converging below min(opt + opt/4, nr_cpu_ids), opt = min(nr_cpus_allowed,
  * nr_users)).  The
- * policies here are the ones the Linux scheduler tried (see DESIGN.md,
+ * policies here are the ones the Linux scheduler tried (docs/design.md,
  * "Concurrency IDs"); each is written once and driven by two drivers:
  *   - the simulator (sim/), single-threaded and deterministic;
  *   - leases (lease.h), where real threads enter and exit around a burst.

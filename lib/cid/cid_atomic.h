@@ -12,7 +12,7 @@
  * Two builds:
  *   - normal (libcidkit): exactly C11 atomics; the site is a null pointer
  *     that the always-inline functions never read, so the compiler drops
- *     it (no cost: docs/check.md measures it);
+ *     it (no cost: docs/check-results.md measures it);
  *   - checker (CIDK_CHECKER defined, the `cidkit-check` program): before
  *     each step, cidk__chk_before() hands control to the checker's
  *     scheduler, which may run other threads first; after it,

@@ -15,7 +15,7 @@
  * every level of the chain; one that fits nowhere has a group that
  * straddles groups of another level, and the topology is insane (NEST).
  *
- * Linear check (DESIGN.md), per level, CPUs in ascending order, with a
+ * Linear check (docs/design.md), per level, CPUs in ascending order, with a
  * covered mask (the CPUs of every group met so far) and a seen-ids mask
  * (their group ids; a group's id is its lowest CPU):
  *   - a mask that intersects nothing covered is a new group: its id must

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/workloads/workload.h - the task behaviours the scheduler scenarios
- * share (periodic, messaging, pipe, rr), on top of sim/sched.h.
+ * sim/workloads/sim_workload.h - the task behaviours the scheduler scenarios
+ * share (periodic, messaging, pipe, rr), on top of sim/sim_sched.h.
  *
  *   periodic   a thread per online CPU, pinned, woken every 100 us (at a
  *              per-thread phase), runs 5 us: cyclictest's shape.

@@ -3,7 +3,7 @@
 # property of check/props.c fails on the one fault planted for it; the
 # generator is deterministic, replayable, and within a 10 s budget finds
 # nothing on the current code (it found the lazy family's exit race,
-# now fixed: docs/check.md); a fixed sample of source mutants, the audit's among them, is
+# now fixed: docs/check-results.md); a fixed sample of source mutants, the audit's among them, is
 # killed by the library scenarios alone.
 #   chkprop.sh CIDKIT BUILDDIR [full|sanitized]
 # sanitized (the ASan+UBSan build): a 5 s generator budget, and the

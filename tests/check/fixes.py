@@ -7,7 +7,7 @@ this file expects) and none with every fix applied (exit 0, "pass").  The
 fixes it cannot reach are searched for on the transition scenarios, and
 nothing must be found.
 
-  fixes.py CIDKIT            print the table (markdown) docs/check.md shows
+  fixes.py CIDKIT            print the table (markdown) docs/check-results.md shows
   fixes.py CIDKIT DOC        TAP: the pairs above, and the table in DOC
                              (between <!-- fixes --> and <!-- /fixes -->)
                              is what the command gives now

@@ -1,7 +1,7 @@
 #!/bin/sh
 # cidkit check --growth: the rates it prints (schedules, distinct states and
 # steps per second), and tests/check/grow-4x4.scn, the 4x4 shape as a file
-# (the scenario docs/check.md times --jobs on), against the shape itself.
+# (the scenario docs/check-results.md times --jobs on), against the shape itself.
 CIDKIT=${1:?usage: growth.sh path/to/cidkit}
 . "$(dirname "$0")/../cli/tap.sh"
 scn="$(dirname "$0")/grow-4x4.scn"

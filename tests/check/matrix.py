@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every named scenario under every policy, exhaustively up to 2
-preemptions: the table docs/check.md shows.
+preemptions: the table docs/check-results.md shows.
 
   matrix.py CIDKIT            print the table (markdown)
   matrix.py CIDKIT DOC        TAP: only the published scenarios fail, only

@@ -20,7 +20,7 @@ only schedules that visit states explored before are left out, so
   statecache.py CIDKIT [--quick]   TAP
   --quick (make check): ownership and ownership:v6.19 (every fix, and
   the published bugs' violations), and every fourteenth mutant; the whole set is the command without it (about 4 minutes
-  of CPU, docs/check.md).
+  of CPU, docs/check-results.md).
 """
 import json
 import subprocess
