@@ -75,7 +75,6 @@
  * nr_cpu_ids) slots twice, reads the bitmap once, adds its releases once.
  */
 #include "cid/cid_internal.h"
-#include "cid/cid_lab.h"
 #include "cid/lease_fast.h"
 
 /* CAS attempts on a slot that keeps changing before a loop gives up. */
@@ -401,15 +400,6 @@ static void lazy_migrate_op(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 {
 	cidk__lazy_migrate(mm, t, from, to);
 	t->cpu = to;
-}
-
-bool cidk__cid_cpu_has_cid(const struct cidk_cid_mm *mm, unsigned int cpu)
-{
-	if (mm->ops != &cidk__lazy_ops && mm->ops != &cidk__lazy_batched_ops &&
-	    mm->ops != &cidk__cache_local_ops)
-		return false;
-	return cpu < mm->nr_cpu_ids &&
-	       cidk__ld(&mm->slots[cpu].word) != SLOT_UNSET;
 }
 
 #define LAZY_OPS(NAME)                                \
