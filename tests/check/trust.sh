@@ -60,7 +60,7 @@ fi
 
 # 3. replays across policies
 run_status 2 check --scenario published-livelock --policy lazy --replay T0:21,T1:25,T0:1,T2:1,T3:1
-[ "$err" = "cidkit: check: --replay: directive 1 (T0:21): T0 ran 15 of its 21 step(s) and then finished: it has no more steps; step counts are this code's (--policy, --mutant): a line found under another one runs here only where their steps agree; T/N counts events, the same under every policy" ]
+[ "$err" = "cidkit: check: --replay: directive 1 (T0:21): T0 ran 15 of its 21 step(s) and then finished: it has no more steps; step counts are this code's (--policy, a mutant's build): a line found under another one runs here only where their steps agree; T/N counts events, the same under every policy" ]
 ok $? "ownership's published-livelock line under lazy: how far T0 got, and why no further"
 run_status 2 check --scenario concurrent-forks --policy ownership --replay T0:17,T1:40,T0:2,TB:12
 echo "$err" | grep -q '^cidkit: check: --replay: directive 2 (T1:40): T1 ran 11 of its 40 step(s) and T1 waits in ownership_fork (lib/cid/ownership.c:[0-9]*) for lock mm.mutex, held by T0; step counts'
