@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cidkit/trace.h - real schedules: reading the kernel's ftrace text and
- * replaying it through every CID policy (the lab's, like sim.h: linked into
- * the command, not into libcidkit.so, not installed).
+ * cidkit/trace.h - real schedules: recording them (libtracefs), reading
+ * the kernel's ftrace text and replaying it through every CID policy (the
+ * lab's, like sim.h: trace/, linked into the command, not into
+ * libcidkit.so, not installed).
  *
  * Reader.  trace-cmd's trace.dat (trace/dat.c), or the ftrace text format,
  * as /sys/kernel/tracing/trace prints it
