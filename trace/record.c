@@ -51,6 +51,9 @@ static const struct probe {
 	  NULL, NULL },
 };
 #define NR_PROBES (sizeof(probes) / sizeof(probes[0]))
+_Static_assert(NR_PROBES <= sizeof(((struct cidk_trace_record_result *)0)->missing) /
+			       sizeof(const char *),
+	       "cidk_trace_record_result.missing holds every probe");
 
 const struct cidk_trace_probe *cidk_trace_probe(unsigned int i)
 {

@@ -100,6 +100,18 @@ echo "$out" | grep -q '^trace-130 (ownership, 4 CPUs, 5 tasks): pass - ' &&
 	echo "$out" | grep -q '^# the trace.s prefix up to the 17-th event: at most 16 are kept' &&
 	echo "$out" | grep -q '^task T0 initial: in 1; out; in 1; fork T1; fork T2; fork T3; fork T4; out$'
 ok $? "--from-trace on a 7.2 recording: its first 16 events, the cut said, a pass"
+# trace-cmd's trace.dat through trace/'s reader (libtracecmd, where the
+# build found it): the scenario of its own `trace-cmd report` text
+if pkg-config --exists libtracecmd 2>/dev/null; then
+	xz -dc "$TRACES/cid-threads3-6.18.dat.xz" >"$tmp/t.dat"
+	xz -dc "$TRACES/cid-threads3-6.18.report.xz" >"$tmp/t.report"
+	run check --from-trace "$tmp/t.dat" --preemptions 0
+	grep -v -e '^time: ' -e '^# cidkit check --from-trace ' "$tmp/out" >"$tmp/dat.scn"
+	run check --from-trace "$tmp/t.report" --preemptions 0
+	grep -v -e '^time: ' -e '^# cidkit check --from-trace ' "$tmp/out" >"$tmp/report.scn"
+	grep -q '^task T0 initial: ' "$tmp/dat.scn" && cmp -s "$tmp/dat.scn" "$tmp/report.scn"
+	ok $? "--from-trace on a trace.dat: the scenario its trace-cmd report gives" "$tmp/dat.scn"
+fi
 expect_usage_error "--from-trace of a missing file" check --from-trace "$tmp/none"
 printf 'hello world\n' >"$tmp/bad.trace"
 expect_usage_error "--from-trace of a file that is not a trace" check --from-trace "$tmp/bad.trace"
