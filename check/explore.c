@@ -112,8 +112,6 @@ static void threads_free(void)
 
 /* ---- the hooks lib/cid calls (cid_atomic.h) -------------------------------- */
 
-unsigned int cidk__chk_mutant;
-
 void cidk__chk_before(const struct cidk__site *s, enum cidk__chk_op op,
 		      const void *addr)
 {

@@ -108,7 +108,7 @@ static void replay_short_why(const struct chk_replay *d, const struct thr *t)
 				     sizeof(X.replay_err) - n);
 	if (d->steps && n < sizeof(X.replay_err))
 		snprintf(X.replay_err + n, sizeof(X.replay_err) - n,
-			 "; step counts are this code's (--policy, --mutant): "
+			 "; step counts are this code's (--policy, a mutant's build): "
 			 "a line found under another one runs here only where "
 			 "their steps agree; T/N counts events, the same "
 			 "under every policy");

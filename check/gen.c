@@ -231,7 +231,7 @@ static void replay_dirs(const struct chk_model *m, const struct chk_result *r,
 }
 
 static void report(const char *text, const struct scenario *s,
-		   const char *policy, const char *mutant,
+		   const char *policy,
 		   const struct chk_model *m, const struct chk_result *r)
 {
 	printf("%s (%s, %u CPUs, %u tasks): VIOLATION - %lu schedules, "
@@ -244,8 +244,8 @@ static void report(const char *text, const struct scenario *s,
 	chk_print_trace(stdout, m, r);
 	printf("state at the violation:\n%s", r->dump ? r->dump : "");
 	printf("scenario file (save as %s.scn):\n%s", s->name, text);
-	printf("replay: cidkit check --scenario %s.scn --policy %s%s%s --replay ",
-	       s->name, policy, mutant ? " --mutant " : "", mutant ? mutant : "");
+	printf("replay: cidkit check --scenario %s.scn --policy %s --replay ",
+	       s->name, policy);
 	replay_dirs(m, r, stdout);
 	printf("\n\n");
 }
@@ -300,7 +300,7 @@ int gen_run(const struct gen_opts *g, const struct chk_opts *copts)
 			runs++;
 			if (r.verdict == CHK_VIOLATION) {
 				bad++;
-				report(text, &s, pol, g->mutant, &m, &r);
+				report(text, &s, pol, &m, &r);
 			}
 			chk_result_free(&r);
 			cid_model_free(cm);

@@ -29,7 +29,6 @@ struct gen_opts {
 	double budget;		 /* seconds, 0: none; checked between runs */
 	const char *policy;	 /* NULL: every policy */
 	bool print;		 /* print the texts only, explore nothing */
-	const char *mutant;	 /* --mutant, for the replay line; NULL: none */
 };
 
 /*

@@ -49,7 +49,7 @@ static const char epilog[] =
 	"Policies: bitmap, lazy, lazy-batched, cache-local, inherit, ownership;\n"
 	"ownership without published fixes: ownership:v6.19 (none), :-W1 (all but\n"
 	"W1), :-W1-FORK, :+W1+W4 (only those); fixes W1 W2 W3 W4 FEB FORK VFORK\n"
-	"(docs/check.md).  --list, --show, --mutants and --growth exclude each other.\n"
+	"(docs/check.md).  --list, --show and --growth exclude each other.\n"
 	"\n"
 	"A scenario file (one statement a line, # comments; --show NAME prints one):\n"
 	"  name NAME / about TEXT / cpus N / allowed CPULIST / policy P\n"
@@ -70,42 +70,6 @@ static const char epilog[] =
 	"An explorer switch (--preemptions) is the explorer running another task's\n"
 	"step while the current one could go on; not a scheduler preemption.\n";
 
-static const struct {
-	unsigned int id;
-	const char *name;
-	const char *policy;
-	const char *what;
-} mutants[] = {
-	{ CIDK__MUT_TAKE_TEST_THEN_SET, "take-test-then-set", "bitmap",
-	  "a CID bit taken by a load and a store, not one RMW" },
-	{ CIDK__MUT_BITMAP_PUT_EARLY, "bitmap-put-early", "bitmap",
-	  "the bit given back right after it was taken" },
-	{ CIDK__MUT_INHERIT_NO_PUT, "inherit-no-put", "inherit",
-	  "switch-out never gives the CID back" },
-	{ CIDK__MUT_INHERIT_NO_BOUND, "inherit-no-bound", "inherit",
-	  "a last-used CID reused above min(allowed, users)" },
-	{ CIDK__MUT_LAZY_SCAN_BUSY, "lazy-scan-busy", "lazy",
-	  "the scan releases a slot a task is running with" },
-	{ CIDK__MUT_LAZY_PUT_KEEPS_SLOT, "lazy-put-keeps-slot", "lazy",
-	  "LAZY_PUT honoured at switch-out, but the CID left in the slot" },
-	{ CIDK__MUT_OWN_NO_TRANSIT_CLEAR, "own-no-transit-clear", "ownership",
-	  "the CPU->task walk never ends the transit phase" },
-	{ CIDK__MUT_OWN_WALK_DROP_RUNNING, "own-walk-drop-running", "ownership",
-	  "the task->CPU walk drops a running task's CID" },
-	{ CIDK__MUT_OWN_KEEP_TRANSIT, "own-keep-transit", "ownership",
-	  "switch-out keeps a CID borrowed in transit" },
-	{ CIDK__MUT_OWN_CONVERGE_NO_PUT, "own-converge-no-put", "ownership",
-	  "convergence takes a CID below max_cids, keeps the old one" },
-	{ CIDK__MUT_OWN_NO_RQ_RECHECK, "own-no-rq-recheck", "ownership",
-	  "task_rq_lock without re-checking the task's CPU" },
-	{ CIDK__MUT_LEASE_CLAIM_NO_CAS, "lease-claim-no-cas", "lazy",
-	  "a lease's fast enter claims its slot by a load and a store" },
-	{ CIDK__MUT_LEASE_EXIT_ANY, "lease-exit-any", "lazy",
-	  "a lease's fast leave stores over a slot it does not hold" },
-	{ CIDK__MUT_LAZY_MIGRATE_BUSY, "lazy-migrate-busy", "lazy",
-	  "migration moves a slot's CID while a task runs with it (BUSY ignored)" },
-};
-#define NR_MUTANTS (sizeof(mutants) / sizeof(mutants[0]))
 
 /* ---- one exploration ----------------------------------------------------------- */
 
@@ -462,91 +426,6 @@ static int do_check(const struct opts *o)
 	return status;
 }
 
-/* A --mutants item, left open for the killer's fields. */
-static void json_mutant(struct jw *w, size_t k, bool killed,
-			unsigned long schedules)
-{
-	jw_break(w, "\n  ");
-	jw_obj(w);
-	jw_kstr(w, "mutant", mutants[k].name);
-	jw_kstr(w, "policy", mutants[k].policy);
-	jw_kbool(w, "killed", killed);
-	jw_kuint(w, "schedules", schedules);
-}
-
-/* Every mutant against every scenario, under the mutant's policy. */
-static int do_mutants(const struct opts *o)
-{
-	unsigned int killed = 0;
-	double elapsed = 0;
-	struct jw w;
-
-	if (o->json)
-		json_begin(&w);
-	else
-		printf("%-22s %-10s %-18s %5s %9s  %s\n", "mutant", "policy",
-		       "killed by", "steps", "schedules", "fault");
-	for (size_t k = 0; k < NR_MUTANTS; k++) {
-		struct run x;
-		bool dead = false;
-		unsigned long total = 0;
-
-		cidk__chk_mutant = mutants[k].id;
-		for (unsigned int i = 0; scn_library[i] && !dead; i++) {
-			struct opts mo = *o;
-
-			memset(&x, 0, sizeof(x));
-			scn_find_index(i, &x.s);
-			if (x.s.expect == 1)
-				continue; /* the published-bug scenarios */
-			mo.policy = mutants[k].policy;
-			if (run_prepare(&x, &mo))
-				return CLI_EXIT_USAGE;
-			mo.c.keep_searching = false;
-			if (run_explore(&x, &mo)) {
-				run_free(&x);
-				return CLI_EXIT_USAGE;
-			}
-			total += x.r.schedules;
-			elapsed += x.r.seconds;
-			if (x.r.verdict == CHK_VIOLATION) {
-				dead = true;
-				killed++;
-				if (o->json) {
-					json_mutant(&w, k, true, total);
-					jw_kstr(&w, "scenario", x.s.name);
-					jw_kstr(&w, "property", x.r.property);
-					jw_kuint(&w, "steps", x.r.trace_len);
-					jw_obj_end(&w);
-				} else {
-					printf("%-22s %-10s %-18s %5u %9lu  %s (%s)\n",
-					       mutants[k].name, mutants[k].policy,
-					       x.s.name, x.r.trace_len, total,
-					       mutants[k].what, x.r.property);
-				}
-			}
-			run_free(&x);
-		}
-		if (!dead) {
-			if (o->json) {
-				json_mutant(&w, k, false, total);
-				jw_obj_end(&w);
-			} else
-				printf("%-22s %-10s %-18s %5s %9lu  %s\n",
-				       mutants[k].name, mutants[k].policy, "SURVIVED",
-				       "-", total, mutants[k].what);
-		}
-	}
-	cidk__chk_mutant = CIDK__MUT_NONE;
-	if (o->json)
-		json_finish(&w);
-	else
-		printf("%u of %zu mutants killed\n", killed, NR_MUTANTS);
-	fflush(stdout);
-	fprintf(stderr, "time: %.2f s\n", elapsed);
-	return killed == NR_MUTANTS ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-}
-
 /* tasks x CPUs: each task switches in and out twice on two CPUs. */
 static void growth_scenario(struct scenario *s, unsigned int tasks,
 			    unsigned int cpus)
@@ -687,12 +566,12 @@ static int do_merge(const struct opts *o)
 /* --shard, --jobs, --merge: what they take and exclude. */
 static int check_scale_opts(struct opts *o)
 {
-	bool other = o->list || o->mutants || o->growth || o->replay;
+	bool other = o->list || o->growth || o->replay;
 
 	if (o->merge)
 		return !o->nfiles ? cli_error("check: --merge needs the parts' files") :
 		       other || o->shard || o->jobs > 1 || o->scenario ||
-		       o->policy || o->mutant ?
+		       o->policy ?
 			cli_error("check: --merge takes the files and --json only") : 0;
 	if (o->nfiles)
 		return cli_error("check: %s: files only with --merge",
@@ -702,7 +581,7 @@ static int check_scale_opts(struct opts *o)
 	if (o->shard && o->jobs > 1)
 		return cli_error("check: --shard and --jobs exclude each other");
 	if (other || o->c.max_schedules || o->c.state_cache)
-		return cli_error("check: --%s takes no --list, --mutants, --growth, "
+		return cli_error("check: --%s takes no --list, --growth, "
 				 "--replay, --max-schedules or --state-cache",
 				 o->shard ? "shard" : "jobs");
 	if (o->shard && shard_parse_spec(o->shard, &o->sp))
@@ -801,14 +680,10 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ OPT_FLAG("kernel-plain", 0, &o->kb.plain,
 			   "policy kernel: every plain load and store of the "
 			   "kernel code a scheduling point too (sc only)") },
-		{ OPT_STRING("mutant", 0, &o->mutant, "NAME",
-			     "switch on one deliberately broken behaviour (--mutants)") },
 		{ OPT_FLAG("list", 0, &o->list, "the scenarios"), .group = 1 },
 		{ OPT_STRING("show", 0, &o->show, "NAME",
 			     "print a built-in scenario's text (a file to start "
 			     "from)"), .group = 1 },
-		{ OPT_FLAG("mutants", 0, &o->mutants, "the mutation table"),
-		  .group = 1 },
 		{ OPT_FLAG("growth", 0, &o->growth,
 			   "schedules and time as tasks and CPUs grow"), .group = 1 },
 		{ OPT_FLAG("litmus", 0, &o->litmus,
@@ -866,19 +741,19 @@ static int parse(int argc, char **argv, struct opts *o)
 	if (rc)
 		return rc;
 	o->gen = (struct gen_opts){ generate, seed, (double)budget, o->policy,
-				    print_gen, o->mutant };
+				    print_gen };
 	if ((budget || print_gen) && !generate)
 		return cli_error("check: --budget and --print-generated need "
 				 "--generate");
 	if (generate && (o->scenario || o->replay || o->c.random || o->list ||
-			 o->show || o->mutants || o->growth || o->json ||
+			 o->show || o->growth || o->json ||
 			 o->shard || o->jobs > 1 || o->merge))
 		return cli_error("check: --generate takes no --scenario, --replay, "
-				 "--random, --list, --show, --mutants, --growth, "
+				 "--random, --list, --show, --growth, "
 				 "--json, --shard, --jobs or --merge");
-	if ((o->mutants || o->list || o->show) && (o->scenario || o->mutant))
-		return cli_error("check: --%s takes no --scenario or --mutant",
-				 o->list ? "list" : o->show ? "show" : "mutants");
+	if ((o->list || o->show) && o->scenario)
+		return cli_error("check: --%s takes no --scenario",
+				 o->list ? "list" : "show");
 	if (o->c.state_every_step && !o->replay)
 		return cli_error("check: --state-every-step needs --replay");
 	if (o->c.state_cache && (o->c.random || o->replay))
@@ -891,9 +766,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		return cli_error("check: --state-cache is for --memory sc only "
 				 "(the cache does not see store buffers or views)");
 	if (o->replay && (!o->scenario || o->c.random || o->list ||
-			  o->mutants || o->growth))
+			  o->growth))
 		return cli_error("check: --replay needs --scenario and takes no "
-				 "--random, --list, --mutants or --growth");
+				 "--random, --list or --growth");
 	if (o->kb.tree && o->kb.source)
 		return cli_error("check: --kernel-tree and --kernel-source exclude "
 				 "each other");
@@ -918,17 +793,6 @@ static int parse(int argc, char **argv, struct opts *o)
 			return cli_error("check: %s", rc == -EINVAL ? why :
 					 strerror(-rc));
 	}
-	if (o->mutant) {
-		size_t k;
-
-		for (k = 0; k < NR_MUTANTS; k++)
-			if (!strcmp(o->mutant, mutants[k].name))
-				break;
-		if (k == NR_MUTANTS)
-			return cli_error("check: unknown mutant '%s' (see --mutants)",
-					 o->mutant);
-		cidk__chk_mutant = mutants[k].id;
-	}
 	return 0;
 }
 
@@ -947,8 +811,6 @@ int main(int argc, char **argv)
 		return do_list(&o);
 	if (o.show)
 		return do_show(&o);
-	if (o.mutants)
-		return do_mutants(&o);
 	if (o.growth)
 		return do_growth(&o);
 	if (o.litmus)

@@ -17,7 +17,7 @@
 /* Does the scenario's `expect` apply (its own policy, the code as it is)? */
 static bool expect_applies(const struct run *x, const struct opts *o)
 {
-	return !o->policy && !o->mutant && !o->replay && x->s.policy[0];
+	return !o->policy && !o->replay && x->s.policy[0];
 }
 
 enum status report_status(const struct run *x, const struct opts *o)

@@ -32,8 +32,8 @@ struct jw;
 struct opts {
 	struct chk_opts c;
 	struct kbuild kb; /* --kernel-tree/-source/-patch/-plant (kmodel.h) */
-	const char *policy, *scenario, *mutant, *replay, *show;
-	bool json, list, mutants, growth, no_por;
+	const char *policy, *scenario, *replay, *show;
+	bool json, list, growth, no_por;
 	const char *memory; /* --memory, --litmus (check/memory.h) */
 	bool litmus;
 	/* --shard K/N, --jobs N, --merge FILE... (check/shard.h) */

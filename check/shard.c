@@ -372,9 +372,9 @@ void shard_options(const struct chk_opts *o, char *buf, size_t len)
 {
 	snprintf(buf, len,
 		 "preemptions=%u max_steps=%lu sleep_sets=%d random=%lu "
-		 "seed=%" PRIu64 " depth=%u mutant=%u",
+		 "seed=%" PRIu64 " depth=%u",
 		 o->preemptions, o->max_steps, o->sleep_sets, o->random, o->seed,
-		 o->pct_depth, cidk__chk_mutant);
+		 o->pct_depth);
 	if (o->memory) { /* (sc: the string the parts had before) */
 		size_t n = strlen(buf);
 
@@ -385,14 +385,14 @@ void shard_options(const struct chk_opts *o, char *buf, size_t len)
 
 int shard_options_parse(const char *s, struct chk_opts *o)
 {
-	unsigned int p, d, mut;
+	unsigned int p, d;
 	unsigned long ms, rnd;
 	uint64_t seed;
 	int por, n = 0, m = 0;
 
 	if (sscanf(s, "preemptions=%u max_steps=%lu sleep_sets=%d random=%lu "
-		      "seed=%" SCNu64 " depth=%u mutant=%u%n",
-		   &p, &ms, &por, &rnd, &seed, &d, &mut, &n) != 7 ||
+		      "seed=%" SCNu64 " depth=%u%n",
+		   &p, &ms, &por, &rnd, &seed, &d, &n) != 6 ||
 	    p > CHK_MAX_BOUND || !ms || (por != 0 && por != 1) || !d || d > 8)
 		return -1;
 	o->memory = o->weak_bound = 0;
@@ -410,6 +410,5 @@ int shard_options_parse(const char *s, struct chk_opts *o)
 	o->seed = seed;
 	o->pct_depth = d;
 	o->keep_searching = true;
-	cidk__chk_mutant = mut;
 	return 0;
 }

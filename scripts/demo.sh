@@ -59,7 +59,9 @@ step check --scenario livelock-3cpu --policy ownership
 echo "== one schedule replayed and stopped: a task schedules in while the fork's"
 echo "   walk is under way, and hands its CID to its CPU in transit"
 step check --scenario "$(dirname "$0")/../tests/data/check/walk.scn" --replay 'T1/2,T0@fixup_tasks_to_cpus,T1/1,!'
-step check --mutants
+echo "== the mutation table: each deliberately broken build of lib/cid caught"
+printf '\n$ scripts/mutate.py table\n'
+python3 "$(dirname "$0")/mutate.py" table --build "$(dirname "$cidkit")"
 echo "== the same checker on the kernel's own mm_cid code: Debian's linux-source 7.2"
 echo "   fetched (first run ~1 min, 160 MB), its CONFIG_SCHED_MM_CID blocks compiled"
 echo "   against cidkit's stand-ins at run time (docs/check-kernel.md)"

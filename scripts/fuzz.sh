@@ -17,7 +17,7 @@ flags="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined
        -Itools/cli -Itools/cidkit -Icheck -Ilib/internal -Ilabutil"
 lib="lib/mask/*.c lib/topo/*.c lib/resctrl/*.c lib/util/*.c lib/call/*.c labutil/*.c
      tools/cli/cli.c tools/cli/opt.c tools/cidkit/taskset.c
-     check/scenario.c lib/cid/*.c trace/*.c sim/workloads/replay.c"
+     check/scenario.c lib/cid/*.c trace/*.c"
 # trace.dat through libtracecmd when it is installed (scripts/bootstrap.sh
 # installs it); without it fuzz_trace_dat sees -ENOTSUP at every open
 tc_cflags= tc_libs=

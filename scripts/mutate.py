@@ -36,7 +36,13 @@ ends it.  A mutant no run reaches survives "unreached" (or "unreached:
 v6.19 only" when ownership:v6.19 on the library scenarios reaches it)
 without running.  --every-run is the slow judge, for comparison.
 
-  mutate.py list [FILE...]                 the mutants, one per line
+  mutate.py list [FILE...] | --table       the mutants, one per line
+                                           (--table: the checker's table)
+  mutate.py table [--json] [--jobs J]      the checker's mutation table
+                                           (TABLE: each mutant built and
+                                           run on the library scenarios
+                                           under its policy until one
+                                           fails); 0 when all are killed
   mutate.py show ID                        the mutant's diff
   mutate.py build ID DIR                   build it, print the binary's path
   mutate.py kill ID                        0 when a library scenario kills
@@ -151,6 +157,83 @@ PLANTS = [
     ("plant-lazy-take", "lib/cid/lazy.c",
      [("\tif (mm->p.kind == CIDK_CID_CACHE_LOCAL)\n\t\treturn cidk__cache_local_take",
        "\tif (mm->p.kind != CIDK_CID_BITMAP)\n\t\treturn cidk__cache_local_take")]),
+]
+
+# The checker's mutation table (`mutate.py table`; until issue 40 these
+# were plants compiled into lib/cid, switched on by `cidkit check
+# --mutant`): one-line faults, each judged under one policy, killed when a
+# library scenario finds a violation (tests/check/check.sh names the
+# scenario and property of each).  (id, file, unit, policy, fault, patch):
+# a patch of a header is compiled through `unit`, the lib/cid file whose
+# code the fault lives in.
+TABLE = [
+    ("take-test-then-set", "lib/cid/cid_internal.h", "lib/cid/mm.c",
+     "bitmap", "a CID bit taken by a load and a store, not one RMW",
+     [("\tcidk__st_add(sh, ST_BITMAP_RMW, 1);\n"
+       "\treturn cidk__bit_take(mm->cidmask, cid);\n",
+       "\tcidk__st_add(sh, ST_BITMAP_RMW, 1);\n"
+       "\t/* a test, then a set: two steps another thread can split */\n"
+       "\tif (cidk__bitmap_word(mm->cidmask, cidk__bit_word(cid)) &\n"
+       "\t    cidk__bit_mask(cid))\n"
+       "\t\treturn false;\n"
+       "\tcidk__bit_take(mm->cidmask, cid);\n"
+       "\treturn true;\n")]),
+    ("bitmap-put-early", "lib/cid/bitmap.c", None, "bitmap",
+     "the bit given back right after it was taken",
+     [("\t\tcidk__cid_note_in(mm, sh, t, cpu, cid);\n\treturn cid;\n",
+       "\t\tcidk__cid_note_in(mm, sh, t, cpu, cid);\n"
+       "\tif (cid != CIDK_CID_NONE)\n"
+       "\t\tcidk__cid_put(mm, sh, cid); /* released before its last use */\n"
+       "\treturn cid;\n")]),
+    ("inherit-no-put", "lib/cid/inherit.c", None, "inherit",
+     "switch-out never gives the CID back",
+     [("\tcidk__cid_put(mm, cidk__shard(mm, t->cpu), t->cid);\n", "")]),
+    ("inherit-no-bound", "lib/cid/inherit.c", None, "inherit",
+     "a last-used CID reused above min(allowed, users)",
+     [("\treturn cid < max_cid && cidk__cid_try_take(mm, sh, cid);\n",
+       "\treturn cid != CIDK_CID_NONE && cidk__cid_try_take(mm, sh, cid);\n")]),
+    ("lazy-scan-busy", "lib/cid/lazy.c", None, "lazy",
+     "the scan releases a slot a task is running with",
+     [("\t\tif (s & SLOT_BUSY) {\n\t\t\tif (slot_cas(sh, slot, &s, s | SLOT_LAZY_PUT)) {\n",
+       "\t\tif ((s & SLOT_BUSY) && 0) {\n\t\t\tif (slot_cas(sh, slot, &s, s | SLOT_LAZY_PUT)) {\n")]),
+    ("lazy-put-keeps-slot", "lib/cid/lazy.c", None, "lazy",
+     "LAZY_PUT honoured at switch-out, but the CID left in the slot",
+     [("\t\t\tif (slot_cas(sh, slot, &s, SLOT_UNSET)) {\n"
+       "\t\t\t\tcidk__cid_put(mm, sh, cid);\n",
+       "\t\t\tif (slot_cas(sh, slot, &s, cid)) {\n"
+       "\t\t\t\tcidk__cid_put(mm, sh, cid);\n")]),
+    ("own-no-transit-clear", "lib/cid/ownership.c", None, "ownership",
+     "the CPU->task walk never ends the transit phase",
+     [("\t\trq_unlock(sl);\n\t}\n\tset_mode(mm, 0);\n}\n",
+       "\t\trq_unlock(sl);\n\t}\n}\n")]),
+    ("own-walk-drop-running", "lib/cid/ownership.c", None, "ownership",
+     "the task->CPU walk drops a running task's CID",
+     [("\t\tif (sl->curr == t) {\n", "\t\tif (sl->curr == t && 0) {\n")]),
+    ("own-keep-transit", "lib/cid/ownership.c", None, "ownership",
+     "switch-out keeps a CID borrowed in transit",
+     [("\tif (in_transit(t->own)) {\n\t\tif (fixed(mm, CIDK_CID_FIX_W4)) {\n",
+       "\tif (in_transit(t->own) && 0) {\n\t\tif (fixed(mm, CIDK_CID_FIX_W4)) {\n")]),
+    ("own-converge-no-put", "lib/cid/ownership.c", None, "ownership",
+     "convergence takes a CID below max_cids, keeps the old one",
+     [("\tcidk__cid_put(mm, sh, own_cid(orig));\n", "")]),
+    ("own-no-rq-recheck", "lib/cid/ownership.c", None, "ownership",
+     "task_rq_lock without re-checking the task's CPU",
+     [("\t\tif (cidk__ldp(&t->cpu) == cpu)\n\t\t\treturn sl;\n",
+       "\t\tif (1 || cidk__ldp(&t->cpu) == cpu)\n\t\t\treturn sl;\n")]),
+    ("lease-claim-no-cas", "lib/cid/lease_fast.h", "lib/cid/lazy.c", "lazy",
+     "a lease's fast enter claims its slot by a load and a store",
+     [("\tif (!cidk__cas(&slot->word, &s, s | SLOT_BUSY))\n\t\treturn false;\n",
+       "\tif (cidk__ld(&slot->word) != s)\n\t\treturn false;\n"
+       "\tcidk__st(&slot->word, s | SLOT_BUSY);\n")]),
+    ("lease-exit-any", "lib/cid/lease_fast.h", "lib/cid/lazy.c", "lazy",
+     "a lease's fast leave stores over a slot it does not hold",
+     [("\tif (cidk__ld(&slot->word) != (cid | SLOT_BUSY))\n\t\treturn false;\n",
+       "\tif (cidk__ld(&slot->word) != (cid | SLOT_BUSY) && 0)\n"
+       "\t\treturn false;\n")]),
+    ("lazy-migrate-busy", "lib/cid/lazy.c", None, "lazy",
+     "migration moves a slot's CID while a task runs with it (BUSY ignored)",
+     [("\tif (s != t->last_cid)\n\t\treturn;\n",
+       "\tif ((s & ~SLOT_BUSY) != t->last_cid)\n\t\treturn;\n")]),
 ]
 
 PLAIN_CAS = """
@@ -274,9 +357,22 @@ def plants():
             for mid, f, edits in PLANTS]
 
 
+def table_mutants():
+    return [{"id": mid, "file": f, "unit": unit or f, "line": 0,
+             "op": "table", "policies": [pol], "what": what, "patch": edits}
+            for mid, f, unit, pol, what, edits in TABLE]
+
+
 def find(mid):
-    m = [m for m in all_mutants() + plants() if m["id"] == mid]
+    m = [m for m in all_mutants() + plants() + table_mutants()
+         if m["id"] == mid]
     return m[0] if m else None
+
+
+def policies(m):
+    """The policies a mutant is judged under: its own (the table's), else
+    its file's."""
+    return m.get("policies") or FILES[m["file"]]
 
 
 def apply(m):
@@ -320,9 +416,18 @@ def build_mutant(m, build, tmp, cmds):
         return None
     d = os.path.join(tmp, re.sub(r"[^\w.-]", "_", m["id"]))
     os.makedirs(d, exist_ok=True)
-    cfile = os.path.join(d, os.path.basename(m["file"]))
-    open(cfile, "w").write(src)
-    cc = shlex.split(compiles[m["file"]])
+    unit = m.get("unit", m["file"])
+    cfile = os.path.join(d, os.path.basename(unit))
+    if unit == m["file"]:
+        open(cfile, "w").write(src)
+    else:
+        # a header: the mutated copy at D/cid/NAME.h, where the unit's
+        # copy at D finds it first ("cid/NAME.h": the includer's folder)
+        os.makedirs(os.path.join(d, "cid"), exist_ok=True)
+        open(os.path.join(d, "cid", os.path.basename(m["file"])),
+             "w").write(src)
+        shutil.copy(os.path.join(ROOT, unit), cfile)
+    cc = shlex.split(compiles[unit])
     obj_i = cc.index("-o") + 1
     orig_obj = cc[obj_i]
     obj = os.path.join(d, "mut.o")
@@ -838,16 +943,88 @@ def cmd_report(a):
     return 0
 
 
+def table_row(m, exe, timeout):
+    """The first library scenario (not a published bug's) in --list order
+    on which m's policy finds a violation: {mutant, policy, killed,
+    schedules (summed over the scenarios run), scenario, property, steps}."""
+    pol = m["policies"][0]
+    r = subprocess.run([exe, "--list", "--json"], capture_output=True,
+                       text=True, check=True)
+    row = {"mutant": m["id"], "policy": pol, "killed": False, "schedules": 0}
+    for sc in json.loads(r.stdout):
+        if sc["expect"] == "violation":
+            continue  # the published bugs: a violation unmutated
+        try:
+            out = subprocess.run([exe, "--policy", pol, "--scenario",
+                                  sc["name"], "--json"], capture_output=True,
+                                 text=True, timeout=timeout).stdout
+        except subprocess.TimeoutExpired:
+            continue
+        res = json.loads(out)[0]
+        row["schedules"] += res["schedules"]
+        if res["verdict"] == "violation":
+            row.update(killed=True, scenario=sc["name"],
+                       property=res["property"], steps=len(res["trace"]))
+            break
+    return row
+
+
+def cmd_table(a):
+    """The checker's mutation table: each TABLE mutant built, then judged
+    by the library scenarios under its policy until one fails."""
+    build = os.path.abspath(a.build)
+    cmds = ninja_commands(build)
+    tmp = tempfile.mkdtemp(prefix="cidkit-table-")
+    muts = table_mutants()
+
+    def one(m):
+        exe = build_mutant(m, build, tmp, cmds)
+        if not exe:
+            return {"mutant": m["id"], "policy": m["policies"][0],
+                    "killed": False, "schedules": 0, "stillborn": True}
+        return table_row(m, exe, a.timeout)
+
+    t0 = time.time()
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+        rows = list(ex.map(one, muts))
+    shutil.rmtree(tmp, ignore_errors=True)
+    if a.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        print(f"{'mutant':22} {'policy':10} {'killed by':18} {'steps':>5} "
+              f"{'schedules':>9}  fault")
+        for m, r in zip(muts, rows):
+            if r["killed"]:
+                print(f"{r['mutant']:22} {r['policy']:10} {r['scenario']:18} "
+                      f"{r['steps']:5} {r['schedules']:9}  {m['what']} "
+                      f"({r['property']})")
+            else:
+                why = "STILLBORN" if r.get("stillborn") else "SURVIVED"
+                print(f"{r['mutant']:22} {r['policy']:10} {why:18} "
+                      f"{'-':>5} {r['schedules']:9}  {m['what']}")
+        print(f"{sum(r['killed'] for r in rows)} of {len(rows)} mutants "
+              "killed")
+    print(f"time: {time.time() - t0:.0f} s", file=sys.stderr)
+    return 0 if all(r["killed"] for r in rows) else 1
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("list")
     p.add_argument("files", nargs="*")
+    p.add_argument("--table", action="store_true",
+                   help="the checker's mutation table's mutants")
     p = sub.add_parser("show")
     p.add_argument("id")
     p = sub.add_parser("build")
     p.add_argument("id")
     p.add_argument("dir")
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p = sub.add_parser("table")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=int, default=300)
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p = sub.add_parser("kill")
     p.add_argument("id")
@@ -883,9 +1060,12 @@ def main():
     p.add_argument("--timeout", type=int, default=900)
     a = ap.parse_args()
     if a.cmd == "list":
-        for m in all_mutants(a.files or None):
+        for m in (table_mutants() if a.table else
+                  all_mutants(a.files or None)):
             print(f"{m['id']:28} {m['what']}")
         return 0
+    if a.cmd == "table":
+        return cmd_table(a)
     if a.cmd in ("build", "kill"):
         m = find(a.id)
         if not m:
@@ -909,7 +1089,7 @@ def main():
                            text=True, check=True)
         names = [x["name"] for x in sorted(
             json.loads(r.stdout), key=lambda x: (x["tasks"], x["cpus"]))]
-        for p in FILES[m["file"]]:
+        for p in policies(m):
             for s in names:
                 v = violations(exe, ["--policy", p, "--scenario", s],
                                a.timeout)

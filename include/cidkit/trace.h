@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cidkit/trace.h - real schedules: reading the kernel's ftrace text and
- * replaying it through every CID policy (the lab's, like sim.h: linked into
- * the command, not into libcidkit.so, not installed).
+ * cidkit/trace.h - real schedules: recording them (libtracefs), reading
+ * the kernel's ftrace text and replaying it through every CID policy (the
+ * lab's, like sim.h: trace/, linked into the command, not into
+ * libcidkit.so, not installed).
  *
  * Reader.  trace-cmd's trace.dat (trace/dat.c), or the ftrace text format,
  * as /sys/kernel/tracing/trace prints it
@@ -281,6 +282,83 @@ void cidk_replay_destroy(struct cidk_replay *r);
  */
 int cidk_trace_kernel_model(const char *release,
 			    enum cidk_cid_policy_kind *kind);
+
+/* ---- record ------------------------------------------------------------ */
+
+/* One kprobe event a recording may add (the table above: trace/record.c). */
+struct cidk_trace_probe {
+	const char *event; /* "mm_cid_work": the event cidkit/EVENT */
+	const char *func;  /* the kernel function probed */
+	const char *why;   /* what it shows, for people */
+	unsigned int bit;  /* CIDK_TRACE_PROBE_* */
+};
+
+/* The @i-th kprobe event a recording knows, NULL past the last one. */
+const struct cidk_trace_probe *cidk_trace_probe(unsigned int i);
+
+/*
+ * cidk_trace_probes_parse - "auto" (every probe, each where the kernel
+ * takes it), "none", or a comma list of probe names (each must work) ->
+ * *@want and *@must, CIDK_TRACE_PROBE_* bits.  Returns 0, or -EINVAL (an
+ * unknown or empty name; *@want and *@must unspecified).
+ */
+int cidk_trace_probes_parse(const char *s, unsigned int *want,
+			    unsigned int *must);
+
+struct cidk_trace_record_params {
+	char *const *argv;   /* CMD and its arguments (NULL-terminated) */
+	const char *out;     /* the trace file written */
+	const char *command; /* the header's "command=" text, as the caller
+				quotes it */
+	double seconds;	     /* > 0: SIGKILL CMD after that long */
+	unsigned int buffer_kb; /* per CPU */
+	unsigned int want, must; /* CIDK_TRACE_PROBE_* (probes_parse) */
+};
+
+/* Where a recording stopped; the message in cidk_trace_record_result. */
+enum cidk_trace_record_stage {
+	CIDK_TRACE_REC_DONE,	/* recorded */
+	CIDK_TRACE_REC_SETUP,	/* tracefs, its instance, a tracepoint, a
+				   kprobe that must work, pipe or fork */
+	CIDK_TRACE_REC_EXEC,	/* CMD could not be run (msg: strerror) */
+	CIDK_TRACE_REC_READ,	/* the buffer: unreadable, or it lost events */
+	CIDK_TRACE_REC_EMPTY,	/* no event of CMD's thread group (tgid) */
+	CIDK_TRACE_REC_OUT,	/* writing @out (msg: strerror) */
+	CIDK_TRACE_REC_NOTSUP,	/* built without libtracefs */
+};
+
+struct cidk_trace_record_result {
+	enum cidk_trace_record_stage stage;
+	char msg[256];		/* why, for a stage other than DONE: a
+				   sentence of facts, no caller text */
+	int tgid;		/* CMD's pid (its thread group) */
+	unsigned int nr_threads; /* the group's threads recorded */
+	unsigned long kept, total; /* events written, events in the buffer */
+	unsigned int have;	/* CIDK_TRACE_PROBE_*: probes recorded */
+	const char *missing[8];	/* per probe (cidk_trace_probe(i)): why a
+				   wanted one was not recorded, NULL: not
+				   wanted or recorded */
+};
+
+/*
+ * cidk_trace_record - run @p->argv with the events trace.h reads on, in a
+ * tracefs instance of its own (tracefs mounted when it is not), and
+ * write to @p->out, in the ftrace text format, a "# cidkit-trace:" header
+ * (kernel, CPUs, the thread group and its threads, the probes recorded,
+ * the command), the buffer's header lines, every event of CMD's thread
+ * group and every sched_switch on the CPUs it ran on.  The buffer is read
+ * twice after CMD ends (threads and CPUs first, then the lines); a buffer
+ * that lost events is a failure, not a shorter trace.  CMD inherits the
+ * caller's standard streams; the caller's stdio buffers are flushed
+ * before the fork.  Returns 0 (@res->stage DONE), or a negative errno
+ * (-ENOTSUP: built without libtracefs; -EIO: the buffer lost events;
+ * -ESRCH: no event of the group; else the failing call's) with
+ * @res->stage and @res->msg saying where and why; the instance and the
+ * kprobe events it created are removed, CMD killed if it still runs.
+ * Needs root or tracefs access.  Not MT-safe (it forks and waits).
+ */
+int cidk_trace_record(const struct cidk_trace_record_params *p,
+		      struct cidk_trace_record_result *res);
 
 #ifdef __cplusplus
 }

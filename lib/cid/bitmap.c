@@ -21,8 +21,6 @@ static unsigned int bitmap_switch_in(struct cidk_cid_mm *mm,
 	cid = cidk__cid_take_lowest(mm, sh, cidk__ld(&mm->nr_cpus_allowed));
 	if (cid != CIDK_CID_NONE)
 		cidk__cid_note_in(mm, sh, t, cpu, cid);
-	if (cid != CIDK_CID_NONE && CIDK__MUTANT(CIDK__MUT_BITMAP_PUT_EARLY))
-		cidk__cid_put(mm, sh, cid); /* released before its last use */
 	return cid;
 }
 

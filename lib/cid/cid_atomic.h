@@ -74,30 +74,6 @@ enum cidk__chk_mo {
 			     (unsigned int)(width) << 8 |               \
 			     (unsigned int)(mo) << 12))
 
-/*
- * Deliberately broken builds, for the checker to prove itself on
- * (`cidkit check --mutants`): each is a one-line fault in a policy,
- * compiled only into the checker build and switched on by its number.
- */
-enum cidk__mutant {
-	CIDK__MUT_NONE = 0,
-	CIDK__MUT_TAKE_TEST_THEN_SET,  /* mm.c: bit take is a load, then a store */
-	CIDK__MUT_INHERIT_NO_PUT,      /* inherit: switch-out keeps the bit */
-	CIDK__MUT_INHERIT_NO_BOUND,    /* inherit: hints used above max_cids */
-	CIDK__MUT_BITMAP_PUT_EARLY,    /* bitmap: bit cleared before switch-out */
-	CIDK__MUT_LAZY_SCAN_BUSY,      /* lazy: the scan releases a BUSY slot */
-	CIDK__MUT_LAZY_PUT_KEEPS_SLOT, /* lazy: LAZY_PUT honoured, slot not emptied */
-	CIDK__MUT_OWN_NO_TRANSIT_CLEAR,/* ownership: CPU->task never ends transit */
-	CIDK__MUT_OWN_WALK_DROP_RUNNING,/* ownership: walk drops a running task's CID */
-	CIDK__MUT_OWN_KEEP_TRANSIT,    /* ownership: switch-out keeps a transit CID */
-	CIDK__MUT_OWN_CONVERGE_NO_PUT, /* ownership: convergence keeps the old CID */
-	CIDK__MUT_OWN_NO_RQ_RECHECK,   /* ownership: task_rq_lock without re-check */
-	CIDK__MUT_LEASE_CLAIM_NO_CAS,  /* lazy: lease fast claim is a load, then a store */
-	CIDK__MUT_LEASE_EXIT_ANY,      /* lazy: lease fast exit stores over any slot word */
-	CIDK__MUT_LAZY_MIGRATE_BUSY,   /* lazy: migration ignores the slot's BUSY flag */
-	CIDK__MUT_NR,
-};
-
 #ifdef CIDK_CHECKER
 #define CIDK__SITE (&(const struct cidk__site){ __FILE__, __func__, __LINE__ })
 /*
@@ -107,9 +83,6 @@ enum cidk__mutant {
 void cidk__chk_before(const struct cidk__site *s, enum cidk__chk_op op,
 		      const void *addr);
 void cidk__chk_after(uint64_t found, uint64_t left);
-/* The mutant switched on (checker build only), CIDK__MUT_NONE normally. */
-extern unsigned int cidk__chk_mutant;
-#define CIDK__MUTANT(id) (cidk__chk_mutant == (id))
 /* the value a store overwrites, for the trace */
 #define CIDK__PEEK(p) atomic_load_explicit((p), memory_order_relaxed)
 #define CIDK__PEEK_PLAIN(p) __atomic_load_n((p), __ATOMIC_RELAXED)
@@ -129,7 +102,6 @@ cidk__chk_after(uint64_t found, uint64_t left)
 	(void)found;
 	(void)left;
 }
-#define CIDK__MUTANT(id) 0
 /*
  * Not evaluated: an atomic load is never dropped by the compiler, even
  * when its value is unused, and a store must cost one instruction.

@@ -229,14 +229,6 @@ static inline bool cidk__cid_try_take(struct cidk_cid_mm *mm,
 				      unsigned int cid)
 {
 	cidk__st_add(sh, ST_BITMAP_RMW, 1);
-	if (CIDK__MUTANT(CIDK__MUT_TAKE_TEST_THEN_SET)) {
-		/* a test, then a set: two steps another thread can split */
-		if (cidk__bitmap_word(mm->cidmask, cidk__bit_word(cid)) &
-		    cidk__bit_mask(cid))
-			return false;
-		cidk__bit_take(mm->cidmask, cid);
-		return true;
-	}
 	return cidk__bit_take(mm->cidmask, cid);
 }
 

@@ -20,9 +20,7 @@
 static bool try_hint(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
 		     unsigned int cid, unsigned int max_cid)
 {
-	return (cid < max_cid ||
-		(CIDK__MUTANT(CIDK__MUT_INHERIT_NO_BOUND) && cid != CIDK_CID_NONE)) &&
-	       cidk__cid_try_take(mm, sh, cid);
+	return cid < max_cid && cidk__cid_try_take(mm, sh, cid);
 }
 
 static unsigned int inherit_switch_in(struct cidk_cid_mm *mm,
@@ -54,8 +52,7 @@ static void inherit_switch_out(struct cidk_cid_mm *mm,
 {
 	(void)now;
 	cidk__st(&mm->slots[t->cpu].recent, t->cid);
-	if (!CIDK__MUTANT(CIDK__MUT_INHERIT_NO_PUT))
-		cidk__cid_put(mm, cidk__shard(mm, t->cpu), t->cid);
+	cidk__cid_put(mm, cidk__shard(mm, t->cpu), t->cid);
 }
 
 static bool inherit_handover(struct cidk_cid_mm *mm, struct cidk_cid_task *prev,

@@ -155,10 +155,7 @@ void cidk__lazy_switch_out(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 	/* the slot's CID: keep it with the CPU, or honour LAZY_PUT */
 	while ((s & SLOT_CID_MASK) == cid && (s & SLOT_BUSY)) {
 		if (s & SLOT_LAZY_PUT) {
-			/* (the mutant gives the bit back but leaves the slot) */
-			if (slot_cas(sh, slot, &s,
-				     CIDK__MUTANT(CIDK__MUT_LAZY_PUT_KEEPS_SLOT) ?
-					     cid : SLOT_UNSET)) {
+			if (slot_cas(sh, slot, &s, SLOT_UNSET)) {
 				cidk__cid_put(mm, sh, cid);
 				return;
 			}
@@ -223,8 +220,7 @@ void cidk__lazy_migrate(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 		return;
 	/* only the task's own CID, idle on the source (BUSY: a task runs there) */
 	s = cidk__ld(&src->word);
-	if ((CIDK__MUTANT(CIDK__MUT_LAZY_MIGRATE_BUSY) ? s & ~SLOT_BUSY : s) !=
-	    t->last_cid)
+	if (s != t->last_cid)
 		return;
 	time = cidk__ld64(&src->time);
 	if (!slot_cas(sh, src, &s, SLOT_UNSET))
@@ -265,7 +261,7 @@ static void lazy_exit(struct cidk_cid_mm *mm, struct cidk_cid_task *t)
 /* ---- the compaction scan -------------------------------------------------- */
 
 /*
- * Release the slot CID @s of @slot (idle, but for the SCAN_BUSY mutant);
+ * Release the slot CID @s of @slot (idle, but for mutate.py's lazy-scan-busy);
  * false when the slot changed.
  */
 static bool release_idle(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
@@ -310,7 +306,7 @@ static bool clear_weight(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
 		if (s == SLOT_UNSET || (s & SLOT_LAZY_PUT) ||
 		    (s & SLOT_CID_MASK) < weight)
 			return false;
-		if ((s & SLOT_BUSY) && !CIDK__MUTANT(CIDK__MUT_LAZY_SCAN_BUSY)) {
+		if (s & SLOT_BUSY) {
 			if (slot_cas(sh, slot, &s, s | SLOT_LAZY_PUT)) {
 				cidk__st_add(sh, ST_DEFERRED_RELEASES, 1);
 				return true;

@@ -41,13 +41,8 @@ static inline bool cidk__lazy_lease_claim(struct cidk_cid_mm *mm,
 	unsigned int s = t->last_cid;
 
 	/* (a NONE last CID never matches: no slot word is all ones) */
-	if (CIDK__MUTANT(CIDK__MUT_LEASE_CLAIM_NO_CAS)) {
-		if (cidk__ld(&slot->word) != s)
-			return false;
-		cidk__st(&slot->word, s | SLOT_BUSY);
-	} else if (!cidk__cas(&slot->word, &s, s | SLOT_BUSY)) {
+	if (!cidk__cas(&slot->word, &s, s | SLOT_BUSY))
 		return false;
-	}
 	t->cid = s;
 	t->cpu = cpu;
 	t->running = true;
@@ -61,8 +56,7 @@ static inline bool cidk__lazy_lease_release(struct cidk_cid_mm *mm,
 	struct cidk__cid_slot *slot = &mm->slots[t->cpu];
 	unsigned int cid = t->cid;
 
-	if (cidk__ld(&slot->word) != (cid | SLOT_BUSY) &&
-	    !CIDK__MUTANT(CIDK__MUT_LEASE_EXIT_ANY))
+	if (cidk__ld(&slot->word) != (cid | SLOT_BUSY))
 		return false;
 	cidk__st64(&slot->time, now);
 	cidk__st_rel(&slot->word, cid);

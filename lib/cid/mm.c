@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cid/cid_internal.h"
+#include "internal/cidkit_lab.h"
 
 /* lazy-batched's default: CPUs per scan call */
 #define LAZY_BATCH 16
@@ -518,4 +519,14 @@ unsigned int cidk__cid_take_lowest(struct cidk_cid_mm *mm,
 			return cid;
 		/* lost a race for that bit: search again */
 	}
+}
+
+/* The lab's question about a lazy-family slot (lib/internal/cidkit_lab.h). */
+bool cidk__cid_cpu_has_cid(const struct cidk_cid_mm *mm, unsigned int cpu)
+{
+	if (mm->ops != &cidk__lazy_ops && mm->ops != &cidk__lazy_batched_ops &&
+	    mm->ops != &cidk__cache_local_ops)
+		return false;
+	return cpu < mm->nr_cpu_ids &&
+	       cidk__ld(&mm->slots[cpu].word) != SLOT_UNSET;
 }

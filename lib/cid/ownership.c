@@ -218,8 +218,7 @@ static unsigned int converge(struct cidk_cid_mm *mm, struct cidk__cid_shard *sh,
 
 	if (cid == CIDK_CID_NONE)
 		return orig;
-	if (!CIDK__MUTANT(CIDK__MUT_OWN_CONVERGE_NO_PUT))
-		cidk__cid_put(mm, sh, own_cid(orig));
+	cidk__cid_put(mm, sh, own_cid(orig));
 	return cid | (orig & OWN_ONCPU);
 }
 
@@ -245,8 +244,7 @@ static struct cidk__cid_slot *task_rq_lock(struct cidk_cid_mm *mm,
 		unsigned int cpu = cidk__ldp(&t->cpu);
 		struct cidk__cid_slot *sl = rq_lock(mm, cpu);
 
-		if (CIDK__MUTANT(CIDK__MUT_OWN_NO_RQ_RECHECK) ||
-		    cidk__ldp(&t->cpu) == cpu)
+		if (cidk__ldp(&t->cpu) == cpu)
 			return sl;
 		rq_unlock(sl);
 	}
@@ -346,8 +344,7 @@ static bool fixup_task_to_cpu(struct cidk_cid_mm *mm,
 
 	cidk__st_add(sh, ST_FIXUP_VISITS, 1);
 	if (t->active && on_task(t->own)) {
-		if (sl->curr == t &&
-		    !CIDK__MUTANT(CIDK__MUT_OWN_WALK_DROP_RUNNING)) {
+		if (sl->curr == t) {
 			/*
 			 * without W1: straight to the CPU; with it: in
 			 * transit, handed to the CPU at switch-out
@@ -422,8 +419,6 @@ static void fixup_cpus_to_tasks(struct cidk_cid_mm *mm,
 		}
 		rq_unlock(sl);
 	}
-	if (CIDK__MUTANT(CIDK__MUT_OWN_NO_TRANSIT_CLEAR))
-		return;
 	set_mode(mm, 0);
 }
 
@@ -578,7 +573,7 @@ static void ownership_switch_out(struct cidk_cid_mm *mm,
 
 	(void)now;
 	sl->curr = NULL;
-	if (in_transit(t->own) && !CIDK__MUTANT(CIDK__MUT_OWN_KEEP_TRANSIT)) {
+	if (in_transit(t->own)) {
 		if (fixed(mm, CIDK_CID_FIX_W4)) {
 			/* transition over: keep it, as the mode says */
 			unsigned int mode = load_mode(mm);

@@ -243,6 +243,17 @@ void cidk_cid_migrate(struct cidk_cid_mm *mm, struct cidk_cid_task *t,
 uint64_t cidk_cid_releases(const struct cidk_cid_mm *mm);
 
 /*
+ * cidk__cid_cpu_has_cid - whether the lazy family's per-CPU slot of @cpu
+ * in @mm holds a CID now (idle there, or in use by a task running on
+ * @cpu): what 6.4-6.18's sched_mm_cid_migrate_to() tests of its
+ * destination, for the trace replay (trace/replay.c) so that it never
+ * reads a policy's slots itself.  False for a policy outside the lazy
+ * family (lazy, lazy-batched, cache-local) and for @cpu at or above @mm's
+ * CPUs.  Reads only; MT-safe (one relaxed load), the answer as of the load.
+ */
+bool cidk__cid_cpu_has_cid(const struct cidk_cid_mm *mm, unsigned int cpu);
+
+/*
  * cidk_cid_check - the invariant checker (tests, debug builds).  @tasks
  * are all the mm's live tasks (n of them).  Checks: no CID is held by two
  * running tasks; every running task holds a CID whose bitmap bit is set;

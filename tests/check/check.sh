@@ -6,6 +6,7 @@
 # line, exit 2.  Every policy on every scenario: matrix.py.
 CIDKIT=${1:?usage: check.sh path/to/cidkit}
 . "$(dirname "$0")/../cli/tap.sh"
+. "$(dirname "$0")/mutant.sh"
 
 run check --help
 [ $rc -eq 0 ] && echo "$out" | grep -q '^usage: cidkit check'
@@ -57,11 +58,13 @@ for s in switch-back lazy-put fork-exit; do
 	ok $? "$s: sleep sets reach the same states with no more schedules ($a vs $b)"
 done
 
-# Each mutant judged by its own run, not by the table's summary line: with
-# the mutant switched on, the scenario that should catch it gives a
-# violation of the named property (exit 1); without the mutant every
-# scenario passes on every policy (matrix.py).  The list is this test's,
-# written from what each mutant breaks; the table must name exactly these.
+# Each mutant of the checker's mutation table (scripts/mutate.py TABLE,
+# source patches of lib/cid) judged by its own run, not by the table's
+# summary line: in the mutant's build, the scenario that should catch it
+# gives a violation of the named property (exit 1); without the mutant
+# every scenario passes on every policy (matrix.py).  The list is this
+# test's, written from what each mutant breaks; the table must name
+# exactly these.  Built two at a time first (about 2 s each).
 mutants="take-test-then-set:bitmap:switch-back:safety
 bitmap-put-early:bitmap:switch-back:quiescence
 inherit-no-put:inherit:switch-back:quiescence
@@ -76,11 +79,20 @@ own-no-rq-recheck:ownership:fork-walk-migrate:quiescence
 lease-claim-no-cas:lazy:lease-claim:quiescence
 lease-exit-any:lazy:lease-leave:quiescence
 lazy-migrate-busy:lazy:fork-walk-migrate:corruption"
+echo "$mutants" | cut -d: -f1 | xargs -P 2 -I{} \
+	python3 "$MUTATE" build {} "$tmp/m" --build "$(dirname "$CIDKIT")" >/dev/null 2>&1
 for m in $mutants; do
 	IFS=: read -r name pol scn prop <<EOF_M
 $m
 EOF_M
-	run_status 1 check --mutant "$name" --policy "$pol" --scenario "$scn" --json
+	exe=$(mutant "$name")
+	if [ -z "$exe" ]; then
+		ok 1 "mutant $name builds" "$tmp/why"
+		continue
+	fi
+	export CIDKIT_CHECK="$exe"
+	run_status 1 check --policy "$pol" --scenario "$scn" --json
+	unset CIDKIT_CHECK
 	printf '%s' "$out" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
@@ -88,14 +100,9 @@ assert len(r) == 1 and r[0]["verdict"] == "violation" and r[0]["property"] == sy
 ' "$prop" 2>"$tmp/why"
 	ok $? "mutant $name: $scn on $pol finds a $prop violation" "$tmp/why"
 done
-run check --mutants --json
-printf '%s' "$out" | python3 -c '
-import json, sys
-got = sorted(m["mutant"] for m in json.load(sys.stdin))
-want = sorted(l.split(":")[0] for l in sys.argv[1].split())
-assert got == want, (got, want)
-' "$mutants" 2>"$tmp/why"
-ok $? "--mutants: the table names exactly the 14 mutants judged above" "$tmp/why"
+python3 "$MUTATE" list --table | cut -d' ' -f1 | sort >"$tmp/table"
+echo "$mutants" | cut -d: -f1 | sort | diff - "$tmp/table" >"$tmp/why"
+ok $? "mutate.py's table names exactly the 14 mutants judged above" "$tmp/why"
 
 # Leases' fast paths (lease_fast.h): every lazy-family policy passes the
 # lease scenarios at 3 preemptions, and a trace shows the fast path ran.
@@ -106,13 +113,19 @@ for p in lazy lazy-batched cache-local; do
 		ok $? "lease fast path: $s passes under $p (3 preemptions)"
 	done
 done
-run_status 1 check --mutant lease-claim-no-cas --scenario lease-claim
+CIDKIT_CHECK=$(mutant lease-claim-no-cas)
+export CIDKIT_CHECK
+run_status 1 check --scenario lease-claim
+unset CIDKIT_CHECK
 echo "$out" | grep -q "lease_fast.h:.* cidk__lazy_lease_claim"
-ok $? "--mutant lease-claim-no-cas: the trace runs through the fast claim"
+ok $? "mutant lease-claim-no-cas: the trace runs through the fast claim"
 
-run_status 1 check --mutant inherit-no-put --scenario exit-shrink
+CIDKIT_CHECK=$(mutant inherit-no-put)
+export CIDKIT_CHECK
+run_status 1 check --scenario exit-shrink
+unset CIDKIT_CHECK
 echo "$out" | grep -q "^quiescence: CID .* leaked"
-ok $? "--mutant inherit-no-put: a leak at quiescence"
+ok $? "mutant inherit-no-put: a leak at quiescence"
 
 # Determinism: the same command prints the same bytes on standard output,
 # text and JSON; the wall clock goes to standard error.
@@ -362,8 +375,8 @@ ok $? "--policy ownership:-fork-w1 runs as ownership:-W1-FORK"
 run_status 1 check --scenario vfork-walk --policy ownership:+W1+W2+W3+W4+FEB+FORK
 [ $rc -eq 1 ] && echo "$out" | grep -q '^vfork-walk (ownership:-VFORK, 2 CPUs.*VIOLATION'
 ok $? "--policy ownership:+(all but VFORK) is ownership:-VFORK, and finds its stall"
-expect_usage_error "unknown mutant" check --mutant nope
-expect_usage_error "--list with --mutants (one group)" check --list --mutants
+expect_usage_error "--mutant is gone (a mutant is a build: scripts/mutate.py)" check --mutant take-test-then-set
+expect_usage_error "--list with --growth (one group)" check --list --growth
 expect_usage_error "--preemptions above 8" check --preemptions 9
 expect_usage_error "--seed given twice" check --seed 1 --seed 2
 expect_usage_error "preemptions out of range" check --preemptions 9
@@ -371,6 +384,6 @@ expect_usage_error "max-steps not a number" check --max-steps 1e3
 expect_usage_error "random zero" check --random 0
 expect_usage_error "an operand" check extra
 expect_usage_error "unknown option" check --frobnicate
-expect_usage_error "--list with --mutants" check --list --mutants
+expect_usage_error "--list with --show" check --list --show switch-back
 
 done_testing

@@ -19,9 +19,10 @@ MUTATE="$(dirname "$0")/../../scripts/mutate.py"
 # all of them first, two at a time (a build is a compile and a link, most
 # of this test's time; two halve it on two idle cores).
 PLANTS="audit-a audit-d plant-own-keep plant-own-max plant-lazy-compact
-plant-cl-take plant-lazy-take lazy:262:const:0 lazy:167:drop:0 lazy:217:ror:1
-lazy:256:ror:0 lazy:334:const:0 plant-own-slot plant-own-task-mode
-plant-own-transition plant-own-transit-in plant-own-transit-out plant-own-fork"
+plant-cl-take plant-lazy-take lazy:258:const:0 lazy:164:drop:0 lazy:214:ror:1
+lazy:252:ror:0 lazy:330:const:0 plant-own-slot plant-own-task-mode
+plant-own-transition plant-own-transit-in plant-own-transit-out plant-own-fork
+own-no-transit-clear own-keep-transit"
 echo $PLANTS | tr ' ' '\n' | xargs -P 2 -I{} \
 	python3 "$MUTATE" build {} "$tmp/m" --build "$BUILD" >/dev/null 2>&1
 # The ownership properties added for make mutants' survivors, each on its
@@ -63,16 +64,19 @@ property plant-lazy-compact lazy scan-race lazy-compact
 property plant-lazy-compact cache-local lazy-put lazy-compact
 property plant-cl-take cache-local scan-race cl-take
 property plant-lazy-take lazy scan-race lazy-take
-property lazy:262:const:0 lazy switch-back users
+property lazy:258:const:0 lazy switch-back users
 # the lazy family's locality (check/props_lazy.c): a switch-out that does
 # not stamp the time of last use, a migration that never moves a CID, an
 # exit that keeps its CPU's idle CID, a scan that ignores its period
 judge="$(dirname "$0")/judge"
-property lazy:167:drop:0 lazy lazy-put lazy-switch
-property lazy:217:ror:1 lazy scan-race lazy-migrate
-property lazy:256:ror:0 lazy "$judge/lazy-exit.scn" lazy-exit
-property lazy:334:const:0 lazy "$judge/lazy-scan.scn" lazy-scan
-run_status 1 check --mutant own-no-transit-clear --policy ownership --scenario switch-back
+property lazy:164:drop:0 lazy lazy-put lazy-switch
+property lazy:214:ror:1 lazy scan-race lazy-migrate
+property lazy:252:ror:0 lazy "$judge/lazy-exit.scn" lazy-exit
+property lazy:330:const:0 lazy "$judge/lazy-scan.scn" lazy-scan
+CIDKIT_CHECK=$(mutant own-no-transit-clear)
+export CIDKIT_CHECK
+run_status 1 check --policy ownership --scenario switch-back
+unset CIDKIT_CHECK
 echo "$out" | grep -q '^quiescence: own-transit: '
 ok $? "own-transit fails on own-no-transit-clear (switch-back), at quiescence"
 
@@ -105,13 +109,16 @@ ok $? "--generate: each of the $i texts runs as a scenario file ($good did)"
 
 # A violation the generator finds (scenario 8 of seed 1 with the
 # mutant own-keep-transit: a transit CID kept at switch-out) replays
-# from the file and the directives it printed, mutant included.
-run_status 1 check --generate 10 --seed 1 --policy ownership --mutant own-keep-transit
+# from the file and the directives it printed, in the mutant's build.
+CIDKIT_CHECK=$(mutant own-keep-transit)
+export CIDKIT_CHECK
+run_status 1 check --generate 10 --seed 1 --policy ownership
 sed -n '/^scenario file (save as gen-1-8.scn):$/,/^replay: /p' "$tmp/out" |
 	sed '1d;$d' >"$tmp/gen-1-8.scn"
-rep=$(sed -n 's/^replay: cidkit check --scenario gen-1-8.scn --policy ownership --mutant own-keep-transit --replay //p' "$tmp/out")
+rep=$(sed -n 's/^replay: cidkit check --scenario gen-1-8.scn --policy ownership --replay //p' "$tmp/out")
 why=$(grep -m1 '^quiescence: ' "$tmp/out")
-run_status 1 check --scenario "$tmp/gen-1-8.scn" --policy ownership --mutant own-keep-transit --replay "$rep"
+run_status 1 check --scenario "$tmp/gen-1-8.scn" --policy ownership --replay "$rep"
+unset CIDKIT_CHECK
 [ -n "$rep" ] && [ -n "$why" ] && echo "$out" | grep -qF "$why"
 ok $? "a generated violation replays from its printed file and directives ($why)"
 

@@ -7,6 +7,7 @@
 # Bad input: one 'cidkit:' line, exit 2.  GNU parallel: shard_parallel.sh.
 CIDKIT=${1:?usage: shard.sh path/to/cidkit}
 . "$(dirname "$0")/../cli/tap.sh"
+. "$(dirname "$0")/mutant.sh"
 
 # same_as_one NAME N ARGS...: the N parts of `check ARGS --json`, merged
 # (files in reverse order), against one run; text reports too.
@@ -43,7 +44,11 @@ same_as_one "switch-race (bitmap)" 3 --scenario switch-race --policy bitmap
 # one; the shortest trace, the first in DFS order among equals
 same_as_one "published-livelock (ownership:v6.19, a violation at bound 1)" 3 --scenario published-livelock
 same_as_one "concurrent-forks (ownership:v6.19, a violation)" 2 --scenario concurrent-forks
-same_as_one "mutant own-walk-drop-running (a violation)" 4 --scenario switch-back --mutant own-walk-drop-running
+# (a mutant is its own build: scripts/mutate.py, run through CIDKIT_CHECK)
+CIDKIT_CHECK=$(mutant own-walk-drop-running)
+export CIDKIT_CHECK
+same_as_one "mutant own-walk-drop-running (a violation)" 4 --scenario switch-back
+unset CIDKIT_CHECK
 # every scenario of the library in one file per part
 same_as_one "the whole library at 1 preemption" 2 --preemptions 1
 

@@ -60,7 +60,7 @@ fi
 
 # 3. replays across policies
 run_status 2 check --scenario published-livelock --policy lazy --replay T0:21,T1:25,T0:1,T2:1,T3:1
-[ "$err" = "cidkit: check: --replay: directive 1 (T0:21): T0 ran 15 of its 21 step(s) and then finished: it has no more steps; step counts are this code's (--policy, --mutant): a line found under another one runs here only where their steps agree; T/N counts events, the same under every policy" ]
+[ "$err" = "cidkit: check: --replay: directive 1 (T0:21): T0 ran 15 of its 21 step(s) and then finished: it has no more steps; step counts are this code's (--policy, a mutant's build): a line found under another one runs here only where their steps agree; T/N counts events, the same under every policy" ]
 ok $? "ownership's published-livelock line under lazy: how far T0 got, and why no further"
 run_status 2 check --scenario concurrent-forks --policy ownership --replay T0:17,T1:40,T0:2,TB:12
 echo "$err" | grep -q '^cidkit: check: --replay: directive 2 (T1:40): T1 ran 11 of its 40 step(s) and T1 waits in ownership_fork (lib/cid/ownership.c:[0-9]*) for lock mm.mutex, held by T0; step counts'
@@ -100,6 +100,18 @@ echo "$out" | grep -q '^trace-130 (ownership, 4 CPUs, 5 tasks): pass - ' &&
 	echo "$out" | grep -q '^# the trace.s prefix up to the 17-th event: at most 16 are kept' &&
 	echo "$out" | grep -q '^task T0 initial: in 1; out; in 1; fork T1; fork T2; fork T3; fork T4; out$'
 ok $? "--from-trace on a 7.2 recording: its first 16 events, the cut said, a pass"
+# trace-cmd's trace.dat through trace/'s reader (libtracecmd, where the
+# build found it): the scenario of its own `trace-cmd report` text
+if pkg-config --exists libtracecmd 2>/dev/null; then
+	xz -dc "$TRACES/cid-threads3-6.18.dat.xz" >"$tmp/t.dat"
+	xz -dc "$TRACES/cid-threads3-6.18.report.xz" >"$tmp/t.report"
+	run check --from-trace "$tmp/t.dat" --preemptions 0
+	grep -v -e '^time: ' -e '^# cidkit check --from-trace ' "$tmp/out" >"$tmp/dat.scn"
+	run check --from-trace "$tmp/t.report" --preemptions 0
+	grep -v -e '^time: ' -e '^# cidkit check --from-trace ' "$tmp/out" >"$tmp/report.scn"
+	grep -q '^task T0 initial: ' "$tmp/dat.scn" && cmp -s "$tmp/dat.scn" "$tmp/report.scn"
+	ok $? "--from-trace on a trace.dat: the scenario its trace-cmd report gives" "$tmp/dat.scn"
+fi
 expect_usage_error "--from-trace of a missing file" check --from-trace "$tmp/none"
 printf 'hello world\n' >"$tmp/bad.trace"
 expect_usage_error "--from-trace of a file that is not a trace" check --from-trace "$tmp/bad.trace"

@@ -33,6 +33,11 @@ assert j["threads"] == 3 and j["rseq_updates"] > 0 and j["model"], j
 '
 ok $? "sim replay reads it: three threads, rseq_update events, a model from the kernel"
 expect_usage_error "a command that does not exist" trace record --out "$tmp/x.trace" -- /nonexistent/cmd
+# an exec that fails is told by the exec itself (trace/record.c), not by
+# CMD's exit status: a command that exits 127 is recorded like any other
+run trace record --kprobes none --out "$tmp/e.trace" -- sh -c 'exit 127'
+[ $rc -eq 0 ] && head -n 1 "$tmp/e.trace" | grep -q '^# cidkit-trace: kernel=.* tgid=[0-9]* threads=[0-9]'
+ok $? "a command that exits 127 is recorded, not taken for an exec failure" "$tmp/e.trace"
 if [ ! -e /sys/kernel/tracing/kprobe_events ]; then
 	# a kernel without kprobe events: said with the summary, not dropped silently
 	run trace record --out "$tmp/k.trace" -- true

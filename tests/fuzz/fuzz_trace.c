@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The ftrace text reader (trace/text.c, trace/reader.c) and the replay
- * (sim/workloads/replay.c) on any text.  Properties: every kept event,
+ * (trace/replay.c) on any text.  Properties: every kept event,
  * written back in the canonical ftrace form (this harness's own writer),
  * parses to the same event (round trip); no line of a kept event is
  * skipped, and each is kept as its kind: the harness finds each line's

@@ -20,8 +20,6 @@ Per source file, the headers under lib/ it may reach:
   tests/stress/percpu_ops_locks.c
                              the door and lib/percpu/ (it compiles
                              lib/percpu/ops_atomic.c against a stand-in)
-  sim/workloads/replay.c     the door and lib/cid/ (FIXME(house-trace):
-                             its read of the lazy slots moves behind the door)
   every other lab file       the door only: lib/internal/cidkit_lab.h and
                              the headers it includes itself
 """
@@ -36,7 +34,6 @@ EXCEPT = [  # (source prefix, extra lib/ folders it may reach)
     ("tests/check/", ["lib/cid/"]),
     ("tests/fuzz/fuzz_scenario.c", ["lib/cid/"]),
     ("tests/stress/percpu_ops_locks.c", ["lib/percpu/"]),
-    ("sim/workloads/replay.c", ["lib/cid/"]),
 ]
 
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim/workloads/replay.c - a recorded schedule driven through every
+ * trace/replay.c - a recorded schedule driven through every
  * policy (lib/cid/, the one implementation), in trace order, and each
  * return to user space's mm_cid compared with what each policy gave the
  * task (trace.h says what the replay models).
@@ -17,11 +17,9 @@
 
 #include <cidkit/trace.h>
 
-#include "cidkit_lab.h" /* the library's lab-only interface */
-
-/* the lazy family's per-CPU slots, read (never written) for 6.4-6.14's
-   per-task migration rule, see lazy_migrate_skips() */
-#include "cid/cid_internal.h"
+#include "cidkit_lab.h" /* the library's lab-only interface, incl.
+			       cidk__cid_cpu_has_cid() for 6.4-6.14's
+			       per-task migration rule (lazy_migrate_skips()) */
 
 struct rtask {
 	int pid;
@@ -259,13 +257,11 @@ static bool lazy_migrate_skips(const struct cidk_replay *r, unsigned int p,
 			       const struct rtask *t, unsigned int to)
 {
 	enum cidk_cid_policy_kind k = r->p.policy[p].kind;
-	const struct cidk_cid_mm *mm = r->mm[p];
 
 	if ((k != CIDK_CID_LAZY && k != CIDK_CID_LAZY_BATCHED) ||
 	    t->nr_allowed >= r->p.nr_cpus || r->nr_users < t->nr_allowed)
 		return false;
-	return atomic_load_explicit(&mm->slots[to].word,
-				    memory_order_relaxed) != SLOT_UNSET;
+	return cidk__cid_cpu_has_cid(r->mm[p], to);
 }
 
 static void migrate_one(struct cidk_replay *r, unsigned int p,
