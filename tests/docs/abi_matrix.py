@@ -20,7 +20,7 @@ import sys
 
 ROOT = sys.argv[1]
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "kernels"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 from kernel_lab import abi_matrix as M  # noqa: E402
 from tap import diag, failures, ok  # noqa: E402
 

@@ -22,7 +22,8 @@ import sys
 import tempfile
 import time
 
-from tap import diag, failures, ok
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import diag, failures, ok  # noqa: E402
 
 LAB = os.path.abspath(sys.argv[1])
 FAKE = os.path.abspath(sys.argv[2])

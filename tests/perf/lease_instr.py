@@ -23,6 +23,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import done, ok, plan, skip_all  # noqa: E402
+
 N = 2000
 TARGET = 60  # lazy family, issue 13
 # the others go through the full switch (today 240, 213, 255 by --table):
@@ -57,9 +60,7 @@ def main():
     prog = os.path.abspath(sys.argv[1])
     table = "--table" in sys.argv[2:]
     if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
-        print("1..0 # SKIP valgrind is not installed (scripts/bootstrap.sh "
-              "installs it)")
-        return 0
+        skip_all("valgrind is not installed (scripts/bootstrap.sh installs it)")
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
         for p in POLICIES:
@@ -71,15 +72,12 @@ def main():
         for p in POLICIES:
             print("%-15s %17.1f" % (p, res[p]))
         return 0
-    print("1..%d" % len(POLICIES))
-    bad = 0
-    for i, p in enumerate(POLICIES, 1):
+    plan(len(POLICIES))
+    for p in POLICIES:
         lim = CEILING.get(p, TARGET)
-        ok = 0 < res[p] <= lim
-        bad += not ok
-        print("%s %d - lease:%s pair is %.1f instructions (limit %d)"
-              % ("ok" if ok else "not ok", i, p, res[p], lim))
-    return 1 if bad else 0
+        ok(0 < res[p] <= lim, "lease:%s pair is %.1f instructions (limit %d)"
+           % (p, res[p], lim))
+    return done()
 
 
 if __name__ == "__main__":

@@ -21,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import done, ok, plan, skip_all  # noqa: E402
+
 N = 10
 BITS = 327680
 WAYS = ["scalar", "sse2", "avx2", "public"]
@@ -53,9 +56,7 @@ def main():
     prog = os.path.abspath(sys.argv[1])
     table = "--table" in sys.argv[2:]
     if not shutil.which("valgrind"):
-        print("1..0 # SKIP valgrind is not installed (scripts/bootstrap.sh "
-              "installs it)")
-        return 0
+        skip_all("valgrind is not installed (scripts/bootstrap.sh installs it)")
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
         for w in WAYS:
@@ -74,22 +75,16 @@ def main():
                                             res[w, "growing"]))
         return 0
     have = [w for w in WAYS[:-1] if res[w, "steady"] is not None]
-    print("1..%d" % (len(have) + 1))
-    bad = 0
-    for i, w in enumerate(have, 1):
-        ok = 0 < res[w, "steady"] <= CEILING[w]
-        bad += not ok
-        print("%s %d - %s: steady pass is %.0f instructions (limit %d)"
-              % ("ok" if ok else "not ok", i, w, res[w, "steady"],
-                 CEILING[w]))
+    plan(len(have) + 1)
+    for w in have:
+        ok(0 < res[w, "steady"] <= CEILING[w],
+           "%s: steady pass is %.0f instructions (limit %d)"
+           % (w, res[w, "steady"], CEILING[w]))
     best = min(res[w, "steady"] for w in have)
     pub = res["public", "steady"]
-    ok = pub <= best * 1.01
-    bad += not ok
-    print("%s %d - public: steady pass is %.0f instructions, the best way "
-          "this CPU has is %.0f" % ("ok" if ok else "not ok", len(have) + 1,
-                                   pub, best))
-    return 1 if bad else 0
+    ok(pub <= best * 1.01, "public: steady pass is %.0f instructions, the "
+       "best way this CPU has is %.0f" % (pub, best))
+    return done()
 
 
 if __name__ == "__main__":
