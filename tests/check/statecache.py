@@ -23,8 +23,12 @@ only schedules that visit states explored before are left out, so
   of CPU, docs/check.md).
 """
 import json
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import done, ok, skip_all  # noqa: E402
 
 POLICIES = ["bitmap", "lazy", "lazy-batched", "cache-local", "inherit",
             "ownership", "ownership:v6.19"] + [
@@ -74,12 +78,8 @@ def compare(cidkit, label, args, n, totals, seen=None):
         totals[0] += o["schedules"]
         totals[1] += c.get("schedules", 0)
         totals[2] += o["verdict"] == "violation"
-    print(("ok" if not bad else "not ok") +
-          f" {n} - {label}: the same verdicts, traces and states with "
-          f"--state-cache ({len(old)} scenarios)")
-    for b in bad[:20]:
-        print("# " + b)
-    return not bad
+    return ok(not bad, f"{label}: the same verdicts, traces and states with "
+              f"--state-cache ({len(old)} scenarios)", detail=bad[:20])
 
 
 def main():
@@ -88,9 +88,8 @@ def main():
     r = subprocess.run([cidkit, "check", "--scenario", "switch-race",
                         "--state-cache"], capture_output=True, text=True)
     if "state cache:" not in r.stderr:
-        print("1..0 # SKIP no state cache in this build (ASan's fake "
-              "stacks or no x86-64 switch: chk_state_cache_available)")
-        return 0
+        skip_all("no state cache in this build (ASan's fake "
+                 "stacks or no x86-64 switch: chk_state_cache_available)")
     n, good, totals = 0, True, [0, 0, 0]
     quick_policies = ["ownership", "ownership:v6.19"]
     seen = {}
@@ -111,12 +110,9 @@ def main():
             if one.get(name, {}).get(k) != seen[name][k]:
                 diff.append(f"{name}: {k} {seen[name][k]} after the others, "
                             f"{one.get(name, {}).get(k)} alone")
-    good &= not diff and len(names) == 4
-    print(("ok" if not diff and len(names) == 4 else "not ok") +
-          f" {n} - --state-cache: the same schedules, steps and states "
-          f"alone as after the other scenarios ({', '.join(names)})")
-    for d in diff[:10]:
-        print("# " + d)
+    ok(not diff and len(names) == 4, "--state-cache: the same schedules, "
+       f"steps and states alone as after the other scenarios "
+       f"({', '.join(names)})", detail=diff[:10])
     for m, p in mutants(cidkit)[::14] if quick else mutants(cidkit):
         n += 1
         good &= compare(cidkit, f"--mutant {m} --policy {p}",
@@ -127,18 +123,13 @@ def main():
         r = subprocess.run([cidkit, "check", "--scenario", "switch-race",
                             "--state-cache"] + extra, capture_output=True,
                            text=True)
-        good &= r.returncode == 2 and r.stderr.startswith("cidkit: check:")
-        print(("ok" if r.returncode == 2 and r.stderr.startswith(
-            "cidkit: check:") else "not ok") + f" {n} - --state-cache "
-              f"{' '.join(extra)}: refused (exit {r.returncode}: "
-              f"{r.stderr.strip()[:100]})")
-    n += 1
-    ok = totals[2] > 0 and totals[1] < totals[0]
-    print(("ok" if ok else "not ok") + f" {n} - the cache left out schedules "
-          f"({totals[0]} -> {totals[1]}) and the runs found violations "
-          f"({totals[2]}): the comparison compared something")
-    print(f"1..{n}")
-    return 0 if good and ok else 1
+        ok(r.returncode == 2 and r.stderr.startswith("cidkit: check:"),
+           f"--state-cache {' '.join(extra)}: refused (exit {r.returncode}: "
+           f"{r.stderr.strip()[:100]})")
+    ok(totals[2] > 0 and totals[1] < totals[0], "the cache left out schedules "
+       f"({totals[0]} -> {totals[1]}) and the runs found violations "
+       f"({totals[2]}): the comparison compared something")
+    return done()
 
 
 sys.exit(main())
