@@ -14,7 +14,6 @@ row; a verdict flipped in a copy of the data changes the generated page;
 and where a run breaks a promise, the page names the public report.
 """
 import copy
-import json
 import os
 import sys
 

@@ -21,7 +21,6 @@ import functools
 import gzip
 import lzma
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
