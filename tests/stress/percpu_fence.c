@@ -57,6 +57,7 @@
 #include <cidkit/percpu.h>
 
 #include "tap.h"
+#include "test_cpu.h"
 #include "tsan.h"
 
 /* glibc 2.36 has no riscv RSEQ_SIG: the kernel selftests' rseq-riscv.h value. */
@@ -614,12 +615,6 @@ static void run_phase(const char *name, unsigned int t, struct node *all)
 	free(w);
 }
 
-static int kernel_has_rseq(void)
-{
-	return syscall(SYS_rseq, NULL, 0u, RSEQ_FLAG_UNREGISTER, 0u) == -1 &&
-	       errno == EINVAL;
-}
-
 /*
  * As tests/stress/percpu_sums.c: percpu.h's rule, from outside; atomic
  * also where the kernel lab's matrix records the kernel as breaking the
@@ -632,7 +627,7 @@ static enum cidk_percpu_path documented_path(enum cidk_percpu_index i)
 
 	if (!TEST_ARCH_RSEQ || TEST_TSAN || (e && !strcmp(e, "atomic")) ||
 	    (x && !strcmp(x, "atomic")) ||
-	    (__rseq_size == 0 && !kernel_has_rseq()))
+	    (__rseq_size == 0 && !test_kernel_has_rseq()))
 		return CIDK_PERCPU_ATOMIC;
 	if (i == CIDK_PERCPU_MM_CID &&
 	    getauxval(AT_RSEQ_FEATURE_SIZE) < CIDK_RSEQ_FEATURE_MM_CID)

@@ -79,6 +79,7 @@
 #include <cidkit/percpu.h>
 
 #include "tap.h"
+#include "test_cpu.h"
 #include "tsan.h"
 
 #ifndef AT_RSEQ_FEATURE_SIZE
@@ -297,17 +298,6 @@ static void run_phase(struct worker *w, unsigned int t, int on_rseq)
 }
 
 /*
- * Whether the kernel has rseq(2), asked directly: unregistering an area
- * that is not registered fails with EINVAL where the call exists (ENOSYS
- * on an old kernel or under valgrind, EPERM under a seccomp filter).
- */
-static int kernel_has_rseq(void)
-{
-	return syscall(SYS_rseq, NULL, 0u, RSEQ_FLAG_UNREGISTER, 0u) == -1 &&
-	       errno == EINVAL;
-}
-
-/*
  * The path percpu.h documents for this process, worked out from outside
  * the library (not by asking it): rseq on x86-64 or aarch64 outside
  * ThreadSanitizer when CIDK_PERCPU is not "atomic", the kernel keeps the
@@ -326,7 +316,7 @@ static enum cidk_percpu_path documented_path(enum cidk_percpu_index idx)
 	int forced = (e && !strcmp(e, "atomic")) || (x && !strcmp(x, "atomic"));
 
 	if (!TEST_ARCH_RSEQ || TEST_TSAN || forced ||
-	    (__rseq_size == 0 && !kernel_has_rseq()))
+	    (__rseq_size == 0 && !test_kernel_has_rseq()))
 		return CIDK_PERCPU_ATOMIC;
 	if (idx == CIDK_PERCPU_MM_CID &&
 	    getauxval(AT_RSEQ_FEATURE_SIZE) < CIDK_RSEQ_FEATURE_MM_CID)
@@ -385,7 +375,7 @@ int main(void)
 	   "CIDK_PERCPU %s, __rseq_size %u, rseq(2) %d, rseq feature size %lu)",
 	   cidk_percpu_path_name(want_cpu), cidk_percpu_path_name(want_cid),
 	   TEST_ARCH_RSEQ, TEST_TSAN, forced ? forced : "unset",
-	   (unsigned int)__rseq_size, kernel_has_rseq(),
+	   (unsigned int)__rseq_size, test_kernel_has_rseq(),
 	   getauxval(AT_RSEQ_FEATURE_SIZE));
 	if (expect)
 		ok(!strcmp(expect, cidk_percpu_path_name(

@@ -28,6 +28,7 @@
 #include <cidkit/percpu.h>
 
 #include "tap.h"
+#include "test_cpu.h"
 #include "tsan.h"
 
 /* glibc 2.36 has no riscv RSEQ_SIG: the kernel selftests' rseq-riscv.h value. */
@@ -106,21 +107,6 @@ static void check_descriptors(void)
 	   n, good);
 }
 #endif
-
-static int pin_to_one_cpu(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return -1;
-	for (int c = CPU_SETSIZE - 1; c >= 0; c--)
-		if (CPU_ISSET(c, &set)) {
-			CPU_ZERO(&set);
-			CPU_SET(c, &set);
-			return sched_setaffinity(0, sizeof(set), &set) ? -1 : c;
-		}
-	return -1;
-}
 
 /* The checks on one index kind; returns the index they used. */
 static int check_index(enum cidk_percpu_index idx, const char *name)
@@ -354,7 +340,7 @@ static void check_own_area(void)
 int main(void)
 {
 	const char *p, *x;
-	int cpu = pin_to_one_cpu();
+	int cpu = test_pin_one_cpu(1);
 	unsigned int nr = cidk_percpu_nr_copies();
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 

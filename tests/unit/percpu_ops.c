@@ -28,6 +28,7 @@
 #include <cidkit/rseq.h>
 
 #include "tap.h"
+#include "test_cpu.h"
 
 /* glibc 2.36 has no riscv RSEQ_SIG: the kernel selftests' rseq-riscv.h value. */
 #if !defined(RSEQ_SIG) && defined(__riscv)
@@ -66,21 +67,6 @@ static void check_descriptors(void)
 	   "RSEQ_SIG before abort_ip, abort_ip outside)", n, good);
 }
 #endif
-
-static int pin_to_one_cpu(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return -1;
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set)) {
-			CPU_ZERO(&set);
-			CPU_SET(c, &set);
-			return sched_setaffinity(0, sizeof(set), &set) ? -1 : c;
-		}
-	return -1;
-}
 
 /* A list node with its link at offset 16, as a cmpnev_storeoffp_load list. */
 struct node {
@@ -458,7 +444,7 @@ int main(void)
 	const char *want = getenv("CIDK_EXPECT_PATH");
 	enum cidk_percpu_path p = cidk_percpu_path(CIDK_PERCPU_CPU_ID);
 
-	if (pin_to_one_cpu() < 0)
+	if (test_pin_one_cpu(0) < 0)
 		skip_all("cannot pin to one CPU");
 	diag("path: %s (%s)", cidk_percpu_path_name(p),
 	     cidk_percpu_why(CIDK_PERCPU_CPU_ID));
