@@ -42,16 +42,9 @@
 
 #include "tap.h"
 #include "test_clock.h"
+#include "tsan.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TSAN 1
-#endif
-#endif
-
-#ifdef TSAN
+#if TEST_TSAN
 #define WAVES 8
 #define ITERS 300
 #else

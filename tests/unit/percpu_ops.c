@@ -27,18 +27,9 @@
 #include <cidkit/percpu.h>
 #include <cidkit/rseq.h>
 
+#include "percpu_oracle.h"
 #include "tap.h"
 #include "test_cpu.h"
-
-/* glibc 2.36 has no riscv RSEQ_SIG: the kernel selftests' rseq-riscv.h value. */
-#if !defined(RSEQ_SIG) && defined(__riscv)
-#define RSEQ_SIG 0xf1401073
-#endif
-
-struct rseq_cs_desc {
-	uint32_t version, flags;
-	uint64_t start_ip, post_commit_offset, abort_ip;
-};
 
 #if CIDK_PERCPU_HAVE_RSEQ
 extern const struct rseq_cs_desc __start___rseq_cs[] __attribute__((weak));
@@ -50,16 +41,8 @@ static void check_descriptors(void)
 
 	for (const struct rseq_cs_desc *d = __start___rseq_cs;
 	     d && d < __stop___rseq_cs; d++) {
-		uint32_t sig;
-
 		n++;
-		memcpy(&sig, (const char *)(uintptr_t)d->abort_ip - 4, 4);
-		good += d->version == 0 && d->flags == 0 &&
-			!((uintptr_t)d & 31) && sig == RSEQ_SIG &&
-			d->post_commit_offset > 0 &&
-			d->post_commit_offset < 128 &&
-			(d->abort_ip < d->start_ip ||
-			 d->abort_ip >= d->start_ip + d->post_commit_offset);
+		good += test_rseq_desc_ok(d, 128);
 	}
 	/* 7 operations x 2 indexings, plus the older ones */
 	ok(n >= 14 && good == n,
