@@ -7,7 +7,8 @@ tests/support/tap.h.  A test finds this module with
   from tap import ok, diag, done  # noqa: E402
 
   ok(cond, "what")              -> "ok 1 - what" / "not ok 1 - what";
-                                   returns cond
+                                   returns cond ('#' in what becomes '_',
+                                   line breaks spaces)
   ok(cond, "what", "SKIP why")  -> the same with " # SKIP why"
   ok(cond, "what", "TODO why")  -> a failure that is not counted (TAP's TODO)
   ok(cond, "what", detail=L)    -> on failure, each line of L (a string or
@@ -39,7 +40,8 @@ def ok(cond, what, directive="", detail=()):
     _n += 1
     if not cond and not directive.startswith("TODO"):
         _failed += 1
-    what = " ".join(str(what).splitlines())
+    # one line per assertion, and no '#' to start a directive (as tap.h)
+    what = " ".join(str(what).splitlines()).replace("#", "_")
     print(f"{'ok' if cond else 'not ok'} {_n} - {what}"
           f"{' # ' + directive if directive else ''}")
     if not cond and detail:
