@@ -18,12 +18,11 @@ catches a regression of its slow-but-known path.  --table prints the
 numbers for docs/cid.md instead.
 """
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import callgrind  # noqa: E402
 from tap import done, ok, plan, skip_all  # noqa: E402
 
 N = 2000
@@ -43,23 +42,19 @@ def count(prog, policy, pairs, tmp):
     off for its own duration: the total is enter + exit - CPU read.
     """
     f = os.path.join(tmp, "cg.%s.%d" % (policy, pairs))
-    subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + f,
-                    "--toggle-collect=cidk_lease_enter",
-                    "--toggle-collect=cidk_lease_exit",
-                    "--toggle-collect=cidk_rseq_cpu_id_slow",
-                    prog, policy, str(pairs)],
-                   check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, cwd=tmp)
-    for line in open(f):
-        if line.startswith("summary:") or line.startswith("totals:"):
-            return int(line.split()[1])
-    raise SystemExit("lease_instr: no totals in " + f)
+    rc, n = callgrind.count([prog, policy, str(pairs)],
+                            ["cidk_lease_enter", "cidk_lease_exit",
+                             "cidk_rseq_cpu_id_slow"], f)
+    if n is None:
+        raise SystemExit("lease_instr: %s exited %d, no totals in %s"
+                         % (policy, rc, f))
+    return n
 
 
 def main():
     prog = os.path.abspath(sys.argv[1])
     table = "--table" in sys.argv[2:]
-    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
+    if not callgrind.available():
         skip_all("valgrind is not installed (scripts/bootstrap.sh installs it)")
     res = {}
     with tempfile.TemporaryDirectory() as tmp:

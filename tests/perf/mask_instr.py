@@ -16,12 +16,11 @@ the best way this CPU has costs.  --table prints the numbers for
 docs/mask.md instead.
 """
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import callgrind  # noqa: E402
 from tap import done, ok, plan, skip_all  # noqa: E402
 
 N = 10
@@ -34,28 +33,21 @@ CEILING = {"scalar": 45000, "sse2": 23000, "avx2": 8500}
 def count(prog, way, scen, calls, tmp):
     """Instructions inside the call (None: this CPU or build lacks WAY)."""
     f = os.path.join(tmp, "cg.%s.%s.%d" % (way, scen, calls))
-    r = subprocess.run(["valgrind", "--tool=callgrind",
-                        "--callgrind-out-file=" + f,
-                        "--toggle-collect=cidk__mask_union_count_isa",
-                        "--toggle-collect=cidk_mask_union_count",
-                        prog, way, scen, str(BITS), str(calls)],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       cwd=tmp)
-    if r.returncode == 3:
+    rc, n = callgrind.count([prog, way, scen, str(BITS), str(calls)],
+                            ["cidk__mask_union_count_isa",
+                             "cidk_mask_union_count"], f)
+    if rc == 3:
         return None
-    if r.returncode != 0:
-        raise SystemExit("mask_instr: %s %s exited %d" % (way, scen,
-                                                          r.returncode))
-    for line in open(f):
-        if line.startswith("summary:") or line.startswith("totals:"):
-            return int(line.split()[1])
-    raise SystemExit("mask_instr: no totals in " + f)
+    if n is None:
+        raise SystemExit("mask_instr: %s %s exited %d, no totals in %s"
+                         % (way, scen, rc, f))
+    return n
 
 
 def main():
     prog = os.path.abspath(sys.argv[1])
     table = "--table" in sys.argv[2:]
-    if not shutil.which("valgrind"):
+    if not callgrind.available():
         skip_all("valgrind is not installed (scripts/bootstrap.sh installs it)")
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
