@@ -50,6 +50,7 @@
 
 #include "tap.h"
 #include "test_clock.h"
+#include "test_rand.h"
 
 #define SLOTS 64
 #define TOKENS 32   /* per worker */
@@ -116,10 +117,7 @@ static struct copy *copy_at(unsigned int i)
 
 static uint64_t rnd(struct worker *w)
 {
-	w->rnd ^= w->rnd << 13;
-	w->rnd ^= w->rnd >> 7;
-	w->rnd ^= w->rnd << 17;
-	return w->rnd;
+	return test_xorshift64(&w->rnd);
 }
 
 static intptr_t load(const intptr_t *p)

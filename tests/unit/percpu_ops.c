@@ -30,6 +30,7 @@
 #include "percpu_oracle.h"
 #include "tap.h"
 #include "test_cpu.h"
+#include "test_rand.h"
 
 #if CIDK_PERCPU_HAVE_RSEQ
 extern const struct rseq_cs_desc __start___rseq_cs[] __attribute__((weak));
@@ -283,10 +284,7 @@ static uint64_t rnd_state = 88172645463325252ull;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return test_xorshift64(&rnd_state);
 }
 
 /* A value for a compare: the word's value half the time. */
