@@ -5,7 +5,7 @@
 set -eu
 
 pkgs="meson ninja-build gcc g++ clang libclang-rt-14-dev make python3 pkg-config valgrind
-	scdoc binutils man-db python3-matplotlib
+	scdoc binutils man-db python3-matplotlib pyflakes3
 	qemu-system-x86 qemu-system-arm busybox-static gcc-aarch64-linux-gnu
 	libc6-dev-arm64-cross zstd file
 	qemu-system-misc qemu-system-ppc gcc-riscv64-linux-gnu gcc-powerpc64le-linux-gnu

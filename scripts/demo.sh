@@ -77,11 +77,11 @@ echo
 echo "== resctrl memory-bandwidth sampler"
 step resctrl --samples 1
 echo "(exit status $? - this machine has no resctrl)"
-echo "-- on a fake resctrl mount (tests/cli/fake_resctrl.sh), counters advancing while it samples:"
+echo "-- on a fake resctrl mount (tests/support/fake_tree.py), counters advancing while it samples:"
 fake=$(mktemp -d)
-fake_gen="$(dirname "$0")/../tests/cli/fake_resctrl.sh"
-sh "$fake_gen" "$fake/resctrl" "$fake/sys" 0
-(for t in 1 2 3; do sleep 0.5; sh "$fake_gen" "$fake/resctrl" "$fake/sys" $t; sleep 0.5; done) &
+fake_gen="$(dirname "$0")/../tests/support/fake_tree.py"
+python3 "$fake_gen" resctrl "$fake/resctrl" "$fake/sys" 0
+(for t in 1 2 3; do sleep 0.5; python3 "$fake_gen" resctrl "$fake/resctrl" "$fake/sys" $t; sleep 0.5; done) &
 ticker=$!
 step resctrl --root "$fake/resctrl" --sysfs-root "$fake/sys" --interval 1000 --samples 2
 wait $ticker

@@ -10,7 +10,6 @@ beyond the console; a torn or missing frame is reported, never guessed.
 """
 import base64
 import fcntl
-import glob
 import gzip
 import lzma
 import os

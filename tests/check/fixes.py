@@ -18,9 +18,13 @@ schedule counts and preemptions in the table are the tool's own (a
 docs-freshness check only).
 """
 import json
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import done, ok  # noqa: E402
 
 # fix, change log title (kernel commit), date, scenario, property, words
 # in the violation's reason -- or, for a fix the model cannot reach, None
@@ -136,15 +140,10 @@ def main():
     same = shown.strip() == text.strip()
     tap.append((same, "docs/check.md: the fix table shown is the command's "
                 "output now"))
-    bad = 0
-    for i, (good, what) in enumerate(tap, 1):
-        print(("ok" if good else "not ok") + f" {i} - {what}")
-        bad += not good
-    if not same:
-        for line in text.splitlines():
-            print("# " + line)
-    print(f"1..{len(tap)}")
-    return 1 if bad else 0
+    for good, what in tap[:-1]:
+        ok(good, what)
+    ok(same, tap[-1][1], detail=text)
+    return done()
 
 
 sys.exit(main())

@@ -19,8 +19,12 @@ preemptions: the table docs/check-results.md shows.
                               build's to check
 """
 import json
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import done, ok  # noqa: E402
 
 POLICIES = ["bitmap", "lazy", "lazy-batched", "cache-local", "inherit",
             "ownership", "ownership:v6.19"]
@@ -56,12 +60,11 @@ def sanitized(cidkit):
     bad = [k for k, v in verdicts.items() if v != "pass" and
            not (k[0] in PUBLISHED and k[1] == "ownership:v6.19" and v == "violation")]
     n = len(verdicts)
-    ok = n >= 7 * 10 and not bad
-    print(("ok" if ok else "not ok") + f" 1 - {n} runs within 1 explorer switch "
-          "under the sanitizers: no violation outside the published ones" +
-          ("" if ok else f": {bad or 'too few runs'}"))
-    print("1..1")
-    return 0 if ok else 1
+    good = n >= 7 * 10 and not bad
+    ok(good, f"{n} runs within 1 explorer switch "
+       "under the sanitizers: no violation outside the published ones" +
+       ("" if good else f": {bad or 'too few runs'}"))
+    return done()
 
 
 def main():
@@ -75,18 +78,13 @@ def main():
     shown = doc.split("<!-- matrix -->\n", 1)[1].split("\n<!-- /matrix -->", 1)[0]
     bad = [k for k, v in verdicts.items()
            if (v == "violation") != (k[0] in PUBLISHED and k[1] == "ownership:v6.19")]
-    print("ok 1 - every scenario under every policy within 2 explorer switches: "
-          "violations exactly where published" if not bad else
-          f"not ok 1 - unexpected verdicts: {bad}")
-    same = shown.strip() == text.strip()
-    print(("ok" if same else "not ok") +
-          " 2 - docs/check.md: the matrix shown is the command's output now "
-          "(docs freshness, not a test of the counts)")
-    if not same:
-        for line in text.splitlines():
-            print("# " + line)
-    print("1..2")
-    return 0 if same and not bad else 1
+    ok(not bad, "every scenario under every policy within 2 explorer switches: "
+       "violations exactly where published" if not bad else
+       f"unexpected verdicts: {bad}")
+    ok(shown.strip() == text.strip(),
+       "docs/check.md: the matrix shown is the command's output now "
+       "(docs freshness, not a test of the counts)", detail=text)
+    return done()
 
 
 sys.exit(main())

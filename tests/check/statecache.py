@@ -21,7 +21,7 @@ only schedules that visit states explored before are left out, so
   statecache.py CIDKIT [--quick]   TAP
   --quick (make check): ownership and ownership:v6.19 (every fix, and
   the published bugs' violations), and every fourteenth mutant; the whole set is the command without it (about 4 minutes
-  of CPU, docs/check-results.md).
+  of CPU, docs/check.md).
 """
 import json
 import os
@@ -29,6 +29,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import done, ok, skip_all  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -92,12 +95,8 @@ def compare(cidkit, label, args, n, totals, seen=None, env=None):
         totals[0] += o["schedules"]
         totals[1] += c.get("schedules", 0)
         totals[2] += o["verdict"] == "violation"
-    print(("ok" if not bad else "not ok") +
-          f" {n} - {label}: the same verdicts, traces and states with "
-          f"--state-cache ({len(old)} scenarios)")
-    for b in bad[:20]:
-        print("# " + b)
-    return not bad
+    return ok(not bad, f"{label}: the same verdicts, traces and states with "
+              f"--state-cache ({len(old)} scenarios)", detail=bad[:20])
 
 
 def main():
@@ -106,9 +105,8 @@ def main():
     r = subprocess.run([cidkit, "check", "--scenario", "switch-race",
                         "--state-cache"], capture_output=True, text=True)
     if "state cache:" not in r.stderr:
-        print("1..0 # SKIP no state cache in this build (ASan's fake "
-              "stacks or no x86-64 switch: chk_state_cache_available)")
-        return 0
+        skip_all("no state cache in this build (ASan's fake "
+                 "stacks or no x86-64 switch: chk_state_cache_available)")
     n, good, totals = 0, True, [0, 0, 0]
     quick_policies = ["ownership", "ownership:v6.19"]
     seen = {}
@@ -129,22 +127,17 @@ def main():
             if one.get(name, {}).get(k) != seen[name][k]:
                 diff.append(f"{name}: {k} {seen[name][k]} after the others, "
                             f"{one.get(name, {}).get(k)} alone")
-    good &= not diff and len(names) == 4
-    print(("ok" if not diff and len(names) == 4 else "not ok") +
-          f" {n} - --state-cache: the same schedules, steps and states "
-          f"alone as after the other scenarios ({', '.join(names)})")
-    for d in diff[:10]:
-        print("# " + d)
+    ok(not diff and len(names) == 4, "--state-cache: the same schedules, "
+       f"steps and states alone as after the other scenarios "
+       f"({', '.join(names)})", detail=diff[:10])
     tmp = tempfile.mkdtemp(prefix="cidkit-statecache-")
     for m, p in mutants()[::14] if quick else mutants():
         n += 1
         env = mutant_env(cidkit, m, tmp)
-        if env is None:
-            good = False
-            print(f"not ok {n} - mutant {m}: does not build")
+        if not ok(env is not None, f"mutant {m}: builds"):
             continue
-        good &= compare(cidkit, f"mutant {m} --policy {p}",
-                        ["--policy", p], n, totals, env=env)
+        compare(cidkit, f"mutant {m} --policy {p}", ["--policy", p], n,
+                totals, env=env)
     shutil.rmtree(tmp, ignore_errors=True)
     for extra in (["--jobs", "2"], ["--shard", "1/2"], ["--random", "5"],
                   ["--memory", "tso"]):
@@ -152,18 +145,13 @@ def main():
         r = subprocess.run([cidkit, "check", "--scenario", "switch-race",
                             "--state-cache"] + extra, capture_output=True,
                            text=True)
-        good &= r.returncode == 2 and r.stderr.startswith("cidkit: check:")
-        print(("ok" if r.returncode == 2 and r.stderr.startswith(
-            "cidkit: check:") else "not ok") + f" {n} - --state-cache "
-              f"{' '.join(extra)}: refused (exit {r.returncode}: "
-              f"{r.stderr.strip()[:100]})")
-    n += 1
-    ok = totals[2] > 0 and totals[1] < totals[0]
-    print(("ok" if ok else "not ok") + f" {n} - the cache left out schedules "
-          f"({totals[0]} -> {totals[1]}) and the runs found violations "
-          f"({totals[2]}): the comparison compared something")
-    print(f"1..{n}")
-    return 0 if good and ok else 1
+        ok(r.returncode == 2 and r.stderr.startswith("cidkit: check:"),
+           f"--state-cache {' '.join(extra)}: refused (exit {r.returncode}: "
+           f"{r.stderr.strip()[:100]})")
+    ok(totals[2] > 0 and totals[1] < totals[0], "the cache left out schedules "
+       f"({totals[0]} -> {totals[1]}) and the runs found violations "
+       f"({totals[2]}): the comparison compared something")
+    return done()
 
 
 sys.exit(main())

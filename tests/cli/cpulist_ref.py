@@ -3,9 +3,13 @@
 of the kernel's parsers (lib/bitmap-str.c: bitmap_parselist, bitmap_parse)
 and printers (%*pbl, %*pb), and of taskset's single hex word, on random
 strings.  Speaks TAP."""
+import os
 import random
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import diag, done, ok  # noqa: E402
 
 INT_MAX = 2**32 - 1
 
@@ -188,7 +192,6 @@ def main():
     cidkit = sys.argv[1]
     cases = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
     r = random.Random(2026)
-    n = fails = 0
     for case in range(cases):
         hexin = case % 3 == 2
         nbits = r.choice([1, 2, 8, 23, 32, 33, 64, 65, 100, 128])
@@ -208,14 +211,12 @@ def main():
                     p.stderr.startswith("cidkit: ") and p.stderr.count("\n") == 1)
         else:
             good = p.returncode == 0 and p.stdout == want + "\n"
-        n += 1
         if not good:
-            fails += 1
-            print("not ok %d - nbits=%d %s %r -> %r (got rc %d %r %r)" %
-                  (n, nbits, "hex" if hexin else "list", s, want,
-                   p.returncode, p.stdout, p.stderr))
+            ok(False, "nbits=%d %s %r -> %r (got rc %d %r %r)" %
+               (nbits, "hex" if hexin else "list", s, want,
+                p.returncode, p.stdout, p.stderr))
         else:
-            print("ok %d - nbits=%d %r" % (n, nbits, s))
+            ok(True, "nbits=%d %r" % (nbits, s))
     # taskset's single word, in and out (its own stream: the cases above
     # stay the same strings); 1 in 3 of the number above.
     r = random.Random(14)
@@ -241,16 +242,13 @@ def main():
         else:
             accepted += 1
             good = p.returncode == 0 and p.stdout == want + "\n"
-        n += 1
         if not good:
-            fails += 1
-            print("not ok %d - nbits=%d taskset %r -> %r (got rc %d %r %r)" %
-                  (n, nbits, s, want, p.returncode, p.stdout, p.stderr))
+            ok(False, "nbits=%d taskset %r -> %r (got rc %d %r %r)" %
+               (nbits, s, want, p.returncode, p.stdout, p.stderr))
         else:
-            print("ok %d - nbits=%d %s -> %s %r" % (n, nbits, "taskset" if from_ts else "list", to, s))
-    print("# taskset cases: %d, %d accepted" % (cases // 3, accepted))
-    print("1..%d" % n)
-    return 1 if fails else 0
+            ok(True, "nbits=%d %s -> %s %r" % (nbits, "taskset" if from_ts else "list", to, s))
+    diag("taskset cases: %d, %d accepted" % (cases // 3, accepted))
+    return done()
 
 
 sys.exit(main())

@@ -237,8 +237,7 @@ xz -dc "$data/$dat.dat.xz" >"$tmp/t.dat"
 run_status any sim replay --json --tgid 3391 --model cache-local "$tmp/t.dat"
 if [ $rc -eq 2 ] && case "$err" in *"without libtracecmd"*) true ;; *) false ;; esac; then
 	for w in "dat = report" "dat.xz" "a pipe" "trace-cmd report" "truncated" "magic only"; do
-		n=$((n + 1))
-		echo "ok $n - trace.dat: $w # SKIP built without libtracecmd"
+		skip "trace.dat: $w" "built without libtracecmd"
 	done
 else
 	printf '%s' "$out" >"$tmp/dat.json"
@@ -259,8 +258,7 @@ assert j["threads"] == 4 and j["rseq_updates"] > 50 and j["events"] > 900, j
 		trace-cmd report -i "$tmp/t.dat" 2>/dev/null | cmp -s - "$(xz -dc "$data/$dat.report.xz" >"$tmp/r.txt"; echo "$tmp/r.txt")"
 		ok $? "the stored text is what trace-cmd report prints for the stored trace.dat"
 	else
-		n=$((n + 1))
-		echo "ok $n - trace.dat: trace-cmd report # SKIP no trace-cmd"
+		skip "trace.dat: trace-cmd report" "no trace-cmd"
 	fi
 	head -c 4096 "$tmp/t.dat" >"$tmp/short.dat"
 	expect_usage_error "a truncated trace.dat" sim replay --tgid 1 "$tmp/short.dat"

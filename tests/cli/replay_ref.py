@@ -9,8 +9,12 @@ task's switch-in or exec; the task's previous mm_cid).  Then the model's
 agreement must beat both and reach GOAL % (default 95, issue 25's goal for
 the lazy family; 99 for ownership).  TAP on stdout."""
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import done, ok  # noqa: E402
 
 LINE = re.compile(r"^\s*(.*)-(\d+)\s+\(\s*([-\d]+)\)\s+\[(\d+)\]\s+\S+\s+[\d.]+: (\w+): (.*)$")
 trace, js = sys.argv[1], json.load(open(sys.argv[2]))
@@ -87,7 +91,6 @@ checks.append((model["agree"] > lo and model["agree"] > prev,
                "model %s agrees on %d of %d, above lowest-free %d and previous CID %d"
                % (js["model"], model["agree"], n, lo, prev)))
 checks.append((model["agree"] * 100 >= goal * n, "model agreement >= %d %% (issue 25's goal): %d of %d" % (goal, model["agree"], n)))
-for i, (c, what) in enumerate(checks, 1):
-    print("%s %d - %s" % ("ok" if c else "not ok", i, what))
-print("1..%d" % len(checks))
-sys.exit(0 if all(c for c, _ in checks) else 1)
+for c, what in checks:
+    ok(c, what)
+sys.exit(done())

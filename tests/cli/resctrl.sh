@@ -7,7 +7,7 @@ here=$(dirname "$0")
 
 r=$tmp/resctrl
 s=$tmp/sys
-sh "$here/fake_resctrl.sh" "$r" "$s"
+python3 "$here/../support/fake_tree.py" resctrl "$r" "$s"
 F="--root $r --sysfs-root $s --interval 0"
 
 # No resctrl on this machine (or not at the default place): exit 2.

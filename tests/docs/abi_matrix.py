@@ -14,13 +14,12 @@ row; a verdict flipped in a copy of the data changes the generated page;
 and where a run breaks a promise, the page names the public report.
 """
 import copy
-import json
 import os
 import sys
 
 ROOT = sys.argv[1]
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "kernels"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 from kernel_lab import abi_matrix as M  # noqa: E402
 from tap import diag, failures, ok  # noqa: E402
 

@@ -40,6 +40,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import tap as T  # noqa: E402
+
 SLOW_MARK = "<!-- docs-test: slow -->"
 DATE = re.compile(r"\b20[0-9]{2}-[01][0-9]-[0-3][0-9]\b")
 
@@ -157,19 +160,13 @@ def docs(args):
 
 
 def tap(results):
-    n = failed = 0
     for label, status, detail in results:
-        n += 1
         if status == "skip":
-            print(f"ok {n} - {label} # SKIP {detail[0]}")
-            continue
-        print(f"{status} {n} - {label}")
-        if status != "ok":
-            failed += 1
-            for l in detail[:400]:
-                print("#   " + l)
-    print(f"1..{n}")
-    return n, failed
+            T.ok(True, label, "SKIP " + detail[0])
+        else:
+            T.ok(status == "ok", label, detail=detail[:400])
+    T.plan(T.count())
+    return T.count(), T.failures()
 
 
 def self_test(cidkit, paths, root):

@@ -4,7 +4,11 @@
  * fuzz_resctrl_tree): one directory per process, in tmpfs when there is
  * one (thousands of small files a second), emptied before every input and
  * removed at exit, and what one record of the input makes in it.  Needs
- * _GNU_SOURCE (nftw) before the first include.
+ * _GNU_SOURCE (nftw) before the first include.  The records are
+ * tests/support/fake_tree.py's encode() form (the seeds are written with
+ * it); this is their in-harness reader, kept here because scripts/fuzz.sh
+ * builds each harness alone, and the tests' other C trees are written by
+ * tests/support/fake_tree.c.
  */
 #ifndef CIDKIT_TESTS_FUZZ_TREE_H
 #define CIDKIT_TESTS_FUZZ_TREE_H

@@ -4,25 +4,24 @@
 # "path\x01content" records under r/ (resctrl root) and s/ (sysfs root);
 # a record "\x03" ends what the first sample sees.  Run from the
 # repository root:  python3 tests/fuzz/make_resctrl_tree_seeds.py
+# The records are tests/support/fake_tree.py's descriptions.
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import fake_tree  # noqa: E402
+from fake_tree import DIR, FIFO, PHASE2, RM  # noqa: E402
 
 OUT = "tests/fuzz/corpus/resctrl_tree"
 CPU = "s/devices/system/cpu"
 EV = ("mbm_total_bytes", "mbm_local_bytes", "llc_occupancy")
 L3, L2, PKG, MB = 0, 1, 2, 3
-FIFO, DIR, RM, PHASE2 = b"\x02fifo", b"\x02dir", b"\x02rm", None
 
 
 def sysfs(ncpus, l3=lambda c: 0, online=None):
-    recs = [(CPU + "/online", online or "0-%d\n" % (ncpus - 1))]
-    for c in range(ncpus):
-        d = "%s/cpu%d" % (CPU, c)
-        recs += [(d + "/cache/index0/level", "2\n"),
-                 (d + "/cache/index0/id", "%d\n" % c),
-                 (d + "/cache/index1/level", "3\n"),
-                 (d + "/cache/index1/id", "%d\n" % l3(c)),
-                 (d + "/topology/physical_package_id", "%d\n" % (c // 2))]
-    return recs
+    """CPU c: an L2 of id c (index0), an L3 of id l3(c) (index1)."""
+    return fake_tree.sysfs(ncpus, [(0, 2, lambda c: c), (1, 3, l3)],
+                           online=online, prefix=CPU)
 
 
 def group(prefix, dom, vals, res="L3"):
@@ -31,16 +30,7 @@ def group(prefix, dom, vals, res="L3"):
 
 
 def seed(name, recs, events=0, res=L3, dom=0):
-    out = bytes([events | res << 3, dom])
-    parts = []
-    for r in recs:
-        if r is PHASE2:
-            parts.append(b"\x03")
-            continue
-        path, body = r
-        body = body if isinstance(body, bytes) else body.encode()
-        parts.append(path.encode() + b"\x01" + body)
-    out += b"\0".join(parts)
+    out = bytes([events | res << 3, dom]) + fake_tree.encode(recs)
     with open(os.path.join(OUT, name), "wb") as f:
         f.write(out)
 

@@ -3,7 +3,12 @@
 # files (list forms first; hex forms only where a tree has no list) as
 # NUL-separated "path\x01content" records.  Run from the repository root:
 #   python3 tests/fuzz/make_sysfs_seeds.py
+# The records are tests/support/fake_tree.py's descriptions.
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from fake_tree import encode  # noqa: E402
 
 DATA = "tests/data/sysfs"
 OUT = "tests/fuzz/corpus/sysfs"
@@ -19,7 +24,7 @@ def records(tree, keep):
             rel = os.path.relpath(full, base)
             if keep(rel):
                 with open(full, "rb") as fh:
-                    recs.append(rel.encode() + b"\x01" + fh.read())
+                    recs.append((rel, fh.read()))
     return recs
 
 
@@ -46,10 +51,10 @@ def cpus_below(n):
 for tree in sorted(os.listdir(DATA)):
     if not os.path.isdir(os.path.join(DATA, tree)):
         continue
-    data = b"\0".join(records(tree, cpus_below(10 ** 6)))
+    data = encode(records(tree, cpus_below(10 ** 6)))
     if len(data) > 16384:  # the harness's limit: keep the first CPUs only
         for n in (16, 8, 4, 2):
-            data = b"\0".join(records(tree, cpus_below(n)))
+            data = encode(records(tree, cpus_below(n)))
             if len(data) <= 16384:
                 break
     with open(os.path.join(OUT, tree), "wb") as fh:

@@ -4,14 +4,15 @@ silenced standard error (replay_report.c overflows an int there).
 
 usage: replay_report.py PROGRAM INPUT   (TAP)
 """
+import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import done, ok  # noqa: E402
+
 r = subprocess.run(sys.argv[1:3], capture_output=True, text=True, check=False)
-ok = r.returncode != 0 and "runtime error: signed integer overflow" in r.stderr
-print("1..1")
-print("%s 1 - the UBSan report reaches stderr from inside the harness's "
-      "silenced fd 2 (exit %d)" % ("ok" if ok else "not ok", r.returncode))
-if not ok:
-    print("# stderr: " + r.stderr.replace("\n", "\n# "))
-sys.exit(0 if ok else 1)
+ok(r.returncode != 0 and "runtime error: signed integer overflow" in r.stderr,
+   "the UBSan report reaches stderr from inside the harness's "
+   "silenced fd 2 (exit %d)" % r.returncode, detail=["stderr:"] + r.stderr.splitlines())
+sys.exit(done())

@@ -27,6 +27,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import tap  # noqa: E402
+
 HIDDEN_HEADERS = {"sim.h", "trace.h"}  # the lab's: not installed, not in the .so
 
 
@@ -168,17 +171,10 @@ def api_md(src):
 
 
 class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
+    """tests/support/tap.py's ok(); a failure shows 30 lines of @detail."""
 
     def ok(self, cond, what, detail=""):
-        self.n += 1
-        print("%s %d - %s" % ("ok" if cond else "not ok", self.n, what))
-        if not cond:
-            self.failed += 1
-            for line in str(detail).splitlines()[:30]:
-                print("#   " + line)
+        tap.ok(cond, what, detail=str(detail).splitlines()[:30])
 
 
 def help_options(text):
@@ -342,8 +338,7 @@ def main():
          "libcidkit.3 names only identifiers of the installed headers (%d)" % len(named),
          sorted(named - known))
 
-    print("1..%d" % t.n)
-    return 1 if t.failed else 0
+    return tap.done()
 
 
 if __name__ == "__main__":

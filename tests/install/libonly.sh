@@ -43,7 +43,8 @@ echo "# library-only setup + compile + install: $(($(date +%s) - t0)) s"
 "$MESON" introspect --targets "$build" | python3 -c '
 import json, sys
 lib = {("cidkit", "shared library"), ("cidkit", "static library"),
-       ("libcidkit.3", "custom"), ("cidkit_labutil", "static library")}
+       ("libcidkit.3", "custom"), ("cidkit_labutil", "static library"),
+       ("cidkit-test-support", "static library")}  # tests/support, not installed
 extra = sorted("%s (%s)" % (t["name"], t["type"]) for t in json.load(sys.stdin)
                if (t["name"], t["type"]) not in lib
                and not (t["type"] == "executable" and t["name"].startswith("test_")))

@@ -6,7 +6,6 @@
 Answers `stop`, `cont` and `info registers -a` as QEMU 7.2 does for an
 x86-64 machine whose vCPU n sits at the n-th IP (hex), with the prompt
 and the echo of the command; anything else: 'unknown command'."""
-import os
 import socket
 import sys
 

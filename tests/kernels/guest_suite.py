@@ -59,7 +59,8 @@ import re
 import subprocess
 import sys
 
-from tap import diag, failures, ok
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import diag, failures, ok  # noqa: E402
 
 GUEST = r'''
 echo "=== uname $(uname -r)"

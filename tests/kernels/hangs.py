@@ -22,20 +22,12 @@ import sys
 import tempfile
 import time
 
-from tap import diag, failures, ok
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from fake_lab import reaped, sandbox_works, workdir  # noqa: E402
+from tap import diag, failures, ok  # noqa: E402
 
 LAB = os.path.abspath(sys.argv[1])
 FAKE = os.path.abspath(sys.argv[2])
-
-WRAPPER = """\
-import os, runpy, sys
-lab = sys.argv[1]
-sys.path.insert(0, os.path.dirname(lab))
-from kernel_lab import guest
-guest.build_programs = lambda arch: []
-sys.argv = [lab] + sys.argv[2:]
-runpy.run_path(lab, run_name="__main__")
-"""
 
 SYSTEM_MAP = """\
 ffffffff81000000 T _text
@@ -44,17 +36,6 @@ ffffffff81100200 t sched_mm_cid_fork
 ffffffff81200000 T native_safe_halt
 ffffffff81300000 D some_data
 """
-
-
-def sandbox_works():
-    cmd = ["unshare", "--map-root-user", "--mount", "--pid", "--net", "--fork", "true"]
-    if os.geteuid() == 0:
-        cmd = ["setpriv", "--reuid=100000", "--regid=100000", "--clear-groups"] + cmd
-    try:
-        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    except OSError as e:
-        return str(e)
-    return None if r.returncode == 0 else r.stderr.decode(errors="replace").strip()
 
 
 def lab(work, args, env=None, stream_probe=None):
@@ -70,16 +51,7 @@ def lab(work, args, env=None, stream_probe=None):
         line = p.stdout.readline()
         first = (line, time.monotonic() - t0, p.poll() is None)
     out, err = p.communicate(timeout=300)
-    left = True
-    for _ in range(30):
-        try:
-            os.killpg(p.pid, 0)
-        except ProcessLookupError:
-            left = False
-            break
-        time.sleep(0.1)
-    if left:
-        os.killpg(p.pid, 9)
+    left = not reaped(p.pid, 30)
     return p.returncode, out, err.decode("utf-8", "replace"), time.monotonic() - t0, left, first
 
 
@@ -107,14 +79,8 @@ arm = ("CPU#0\n PC=ffff800080123456 X00=0000000000000000\nCPU#1\n"
        " PC=0000aaaab0001000 X00=0000000000000001\n")
 ok(monitor.parse_registers(arm, "arm64") == {0: 0xffff800080123456, 1: 0xaaaab0001000},
    "arm64's 'info registers -a': each vCPU's PC")
-work = tempfile.mkdtemp(prefix="kernel-lab-hangs.")
+work = workdir("kernel-lab-hangs.", FAKE)
 try:
-    os.makedirs(os.path.join(work, "bin"))
-    os.symlink(FAKE, os.path.join(work, "bin", "qemu-system-x86_64"))
-    with open(os.path.join(work, "lab.py"), "w") as f:
-        f.write(WRAPPER)
-    with open(os.path.join(work, "bzImage"), "w") as f:
-        f.write("not a kernel: fake_qemu.sh boots none\n")
     with open(os.path.join(work, "System.map"), "w") as f:
         f.write(SYSTEM_MAP)
 

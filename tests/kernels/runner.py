@@ -22,7 +22,9 @@ import sys
 import tempfile
 import time
 
-from tap import diag, failures, ok
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from fake_lab import reaped  # noqa: E402
+from tap import diag, failures, ok  # noqa: E402
 
 def lab(args, env=None, timeout=600, term_after=None):
     """Run kernel-lab in its own process group (SIGTERM to kernel-lab alone
@@ -36,16 +38,7 @@ def lab(args, env=None, timeout=600, term_after=None):
     except subprocess.TimeoutExpired:
         p.send_signal(signal.SIGTERM)
         out, err = p.communicate(timeout=timeout)
-    left = True
-    for _ in range(20):  # a killed QEMU may take a moment to be reaped
-        try:
-            os.killpg(p.pid, 0)
-        except ProcessLookupError:
-            left = False
-            break
-        time.sleep(0.1)
-    if left:
-        os.killpg(p.pid, signal.SIGKILL)
+    left = not reaped(p.pid, 20)  # a killed QEMU may take a moment
     return p.returncode, out, err, time.monotonic() - t0, left
 
 

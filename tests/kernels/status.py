@@ -25,24 +25,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 
-from tap import diag, failures, ok
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from fake_lab import sandbox_works, workdir  # noqa: E402
+from tap import diag, failures, ok  # noqa: E402
 
 LAB = os.path.abspath(sys.argv[1])
 FAKE = os.path.abspath(sys.argv[2])
-
-# Runs kernel-lab as its own __main__ with the guest programs' build left
-# out (they play no part in CMD's status).
-WRAPPER = """\
-import os, runpy, sys
-lab = sys.argv[1]
-sys.path.insert(0, os.path.dirname(lab))
-from kernel_lab import guest
-guest.build_programs = lambda arch: []
-sys.argv = [lab] + sys.argv[2:]
-runpy.run_path(lab, run_name="__main__")
-"""
 
 # The signals whose default action ends a process (not the ones that stop
 # it, nor the ignored ones).
@@ -50,18 +39,6 @@ SIGNALS = [s for s in signal.Signals
            if s not in (signal.SIGSTOP, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU,
                         signal.SIGCHLD, signal.SIGCONT, signal.SIGURG, signal.SIGWINCH)
            and 1 <= s <= 31]
-
-
-def sandbox_works():
-    """Can this machine make fake_qemu.sh's sandbox at all?"""
-    cmd = ["unshare", "--map-root-user", "--mount", "--pid", "--net", "--fork", "true"]
-    if os.geteuid() == 0:
-        cmd = ["setpriv", "--reuid=100000", "--regid=100000", "--clear-groups"] + cmd
-    try:
-        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    except OSError as e:
-        return str(e)
-    return None if r.returncode == 0 else r.stderr.decode(errors="replace").strip()
 
 
 def run(work, script):
@@ -80,14 +57,8 @@ if why:
     sys.exit(0)
 
 print(f"1..{256 + len(SIGNALS)}")
-work = tempfile.mkdtemp(prefix="kernel-lab-status.")
+work = workdir("kernel-lab-status.", FAKE)
 try:
-    os.makedirs(os.path.join(work, "bin"))
-    os.symlink(FAKE, os.path.join(work, "bin", "qemu-system-x86_64"))
-    with open(os.path.join(work, "lab.py"), "w") as f:
-        f.write(WRAPPER)
-    with open(os.path.join(work, "bzImage"), "w") as f:
-        f.write("not a kernel: fake_qemu.sh boots none\n")
 
     cases = [(f"printf 'out %d' {n}; printf 'err %d' {n} >&2; exit {n}",
               n, f"out {n}".encode(), f"err {n}".encode(), f"exit {n}")

@@ -25,11 +25,13 @@ kernel's.  TAP out: the kernel's two views agree, then one line per domain
 level of the kernel, then the whole chain of every CPU.
 """
 import json
+import os
 import re
 import subprocess
 import sys
 
-from tap import diag, failures, ok
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import diag, failures, ok  # noqa: E402
 
 # name: (QEMU -smp, --numa or None, --cpu or None, what it shows).
 # x86 guests use Skylake-Server: its CPUID leaves 4 and 0x1f tell the

@@ -21,13 +21,13 @@ import functools
 import gzip
 import lzma
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, sys.argv[1])
 from kernel_lab import abi_matrix, guest, kernels  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from tap import failures, ok  # noqa: E402
 
 print("1..15")

@@ -18,10 +18,12 @@ catches a regression of its slow-but-known path.  --table prints the
 numbers for docs/cid.md instead.
 """
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import callgrind  # noqa: E402
+from tap import done, ok, plan, skip_all  # noqa: E402
 
 N = 2000
 TARGET = 60  # lazy family, issue 13
@@ -40,26 +42,20 @@ def count(prog, policy, pairs, tmp):
     off for its own duration: the total is enter + exit - CPU read.
     """
     f = os.path.join(tmp, "cg.%s.%d" % (policy, pairs))
-    subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + f,
-                    "--toggle-collect=cidk_lease_enter",
-                    "--toggle-collect=cidk_lease_exit",
-                    "--toggle-collect=cidk_rseq_cpu_id_slow",
-                    prog, policy, str(pairs)],
-                   check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, cwd=tmp)
-    for line in open(f):
-        if line.startswith("summary:") or line.startswith("totals:"):
-            return int(line.split()[1])
-    raise SystemExit("lease_instr: no totals in " + f)
+    rc, n = callgrind.count([prog, policy, str(pairs)],
+                            ["cidk_lease_enter", "cidk_lease_exit",
+                             "cidk_rseq_cpu_id_slow"], f)
+    if n is None:
+        raise SystemExit("lease_instr: %s exited %d, no totals in %s"
+                         % (policy, rc, f))
+    return n
 
 
 def main():
     prog = os.path.abspath(sys.argv[1])
     table = "--table" in sys.argv[2:]
-    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
-        print("1..0 # SKIP valgrind is not installed (scripts/bootstrap.sh "
-              "installs it)")
-        return 0
+    if not callgrind.available():
+        skip_all("valgrind is not installed (scripts/bootstrap.sh installs it)")
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
         for p in POLICIES:
@@ -71,15 +67,12 @@ def main():
         for p in POLICIES:
             print("%-15s %17.1f" % (p, res[p]))
         return 0
-    print("1..%d" % len(POLICIES))
-    bad = 0
-    for i, p in enumerate(POLICIES, 1):
+    plan(len(POLICIES))
+    for p in POLICIES:
         lim = CEILING.get(p, TARGET)
-        ok = 0 < res[p] <= lim
-        bad += not ok
-        print("%s %d - lease:%s pair is %.1f instructions (limit %d)"
-              % ("ok" if ok else "not ok", i, p, res[p], lim))
-    return 1 if bad else 0
+        ok(0 < res[p] <= lim, "lease:%s pair is %.1f instructions (limit %d)"
+           % (p, res[p], lim))
+    return done()
 
 
 if __name__ == "__main__":

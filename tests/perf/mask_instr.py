@@ -16,10 +16,12 @@ the best way this CPU has costs.  --table prints the numbers for
 docs/mask.md instead.
 """
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import callgrind  # noqa: E402
+from tap import done, ok, plan, skip_all  # noqa: E402
 
 N = 10
 BITS = 327680
@@ -31,31 +33,22 @@ CEILING = {"scalar": 45000, "sse2": 23000, "avx2": 8500}
 def count(prog, way, scen, calls, tmp):
     """Instructions inside the call (None: this CPU or build lacks WAY)."""
     f = os.path.join(tmp, "cg.%s.%s.%d" % (way, scen, calls))
-    r = subprocess.run(["valgrind", "--tool=callgrind",
-                        "--callgrind-out-file=" + f,
-                        "--toggle-collect=cidk__mask_union_count_isa",
-                        "--toggle-collect=cidk_mask_union_count",
-                        prog, way, scen, str(BITS), str(calls)],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       cwd=tmp)
-    if r.returncode == 3:
+    rc, n = callgrind.count([prog, way, scen, str(BITS), str(calls)],
+                            ["cidk__mask_union_count_isa",
+                             "cidk_mask_union_count"], f)
+    if rc == 3:
         return None
-    if r.returncode != 0:
-        raise SystemExit("mask_instr: %s %s exited %d" % (way, scen,
-                                                          r.returncode))
-    for line in open(f):
-        if line.startswith("summary:") or line.startswith("totals:"):
-            return int(line.split()[1])
-    raise SystemExit("mask_instr: no totals in " + f)
+    if n is None:
+        raise SystemExit("mask_instr: %s %s exited %d, no totals in %s"
+                         % (way, scen, rc, f))
+    return n
 
 
 def main():
     prog = os.path.abspath(sys.argv[1])
     table = "--table" in sys.argv[2:]
-    if not shutil.which("valgrind"):
-        print("1..0 # SKIP valgrind is not installed (scripts/bootstrap.sh "
-              "installs it)")
-        return 0
+    if not callgrind.available():
+        skip_all("valgrind is not installed (scripts/bootstrap.sh installs it)")
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
         for w in WAYS:
@@ -74,22 +67,16 @@ def main():
                                             res[w, "growing"]))
         return 0
     have = [w for w in WAYS[:-1] if res[w, "steady"] is not None]
-    print("1..%d" % (len(have) + 1))
-    bad = 0
-    for i, w in enumerate(have, 1):
-        ok = 0 < res[w, "steady"] <= CEILING[w]
-        bad += not ok
-        print("%s %d - %s: steady pass is %.0f instructions (limit %d)"
-              % ("ok" if ok else "not ok", i, w, res[w, "steady"],
-                 CEILING[w]))
+    plan(len(have) + 1)
+    for w in have:
+        ok(0 < res[w, "steady"] <= CEILING[w],
+           "%s: steady pass is %.0f instructions (limit %d)"
+           % (w, res[w, "steady"], CEILING[w]))
     best = min(res[w, "steady"] for w in have)
     pub = res["public", "steady"]
-    ok = pub <= best * 1.01
-    bad += not ok
-    print("%s %d - public: steady pass is %.0f instructions, the best way "
-          "this CPU has is %.0f" % ("ok" if ok else "not ok", len(have) + 1,
-                                   pub, best))
-    return 1 if bad else 0
+    ok(pub <= best * 1.01, "public: steady pass is %.0f instructions, the "
+       "best way this CPU has is %.0f" % (pub, best))
+    return done()
 
 
 if __name__ == "__main__":

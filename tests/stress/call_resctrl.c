@@ -9,16 +9,18 @@
  * fail, and under TSan the readers' writes and the sampler's reads of the
  * counters must be ordered by the calls.
  */
+#include <limits.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cidkit/resctrl.h>
 
 #include "tap.h"
-#include "unit/resctrl_fake.h"
+#include "fake_tree.h"
 
 #define NDOM 4
 #define NSTATIC 24
@@ -102,8 +104,8 @@ int main(void)
 	pthread_t th;
 	int ret;
 
-	fake_tmpdir(root, "stress-resctrl");
-	fake_tmpdir(sys, "stress-sysfs");
+	fake_tmpdir(root, sizeof(root), "stress-resctrl", 0);
+	fake_tmpdir(sys, sizeof(sys), "stress-sysfs", 0);
 	fake_sysfs(sys, 4, l3);
 	build_group(root, 99);
 	for (unsigned int g = 0; g < NSTATIC; g++) {

@@ -43,16 +43,10 @@
 #include "cidkit_lab.h" /* the library's lab-only interface */
 
 #include "tap.h"
+#include "test_clock.h"
+#include "tsan.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TSAN 1
-#endif
-#endif
-
-#ifdef TSAN
+#if TEST_TSAN
 #define WAVES 8
 #define ITERS 300
 #else
@@ -74,14 +68,6 @@ static atomic_uint bad_cid, stop, base_up;
 static uint64_t deadline;
 static pthread_barrier_t wave_met; /* the whole wave has joined the mm */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static inline void relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -97,7 +83,7 @@ static bool one_lease(unsigned int id, unsigned int i)
 	int cid;
 
 	while ((cid = cidk_lease_try_enter(dom)) == -EAGAIN) {
-		if (now_ns() > deadline) {
+		if (test_ns(CLOCK_MONOTONIC) > deadline) {
 			atomic_store(&stop, 1);
 			return false;
 		}
@@ -162,7 +148,7 @@ static void run(unsigned int var, const struct config *c,
 	const char *vn = var ? "v6.19" : "current";
 	bool cur = var == 0, in_time;
 	char why[200] = "";
-	uint64_t t0 = now_ns();
+	uint64_t t0 = test_ns(CLOCK_MONOTONIC);
 	int rc;
 
 	cidk_cid_params_default(&p, CIDK_CID_OWNERSHIP);
@@ -190,7 +176,7 @@ static void run(unsigned int var, const struct config *c,
 				       (void *)(100 + waves * 16 + i));
 		for (unsigned int i = 0; i < c->wave; i++)
 			pthread_join(th[i], NULL);
-		if (now_ns() > deadline)
+		if (test_ns(CLOCK_MONOTONIC) > deadline)
 			atomic_store(&stop, 1);
 	}
 	pthread_barrier_destroy(&wave_met);
@@ -209,7 +195,7 @@ static void run(unsigned int var, const struct config *c,
 	     "drops, %llu stalls; %lu leases, sum %lu, bad CIDs %u, largest CID "
 	     "%llu; checker: %s",
 	     vn, capacity, c->base, c->base + c->wave, waves,
-	     (double)(now_ns() - t0) / 1e9,
+	     (double)(test_ns(CLOCK_MONOTONIC) - t0) / 1e9,
 	     (unsigned long long)st.mode_switches,
 	     (unsigned long long)st.fixup_walks,
 	     (unsigned long long)st.fixup_visits,
@@ -235,7 +221,7 @@ static void run(unsigned int var, const struct config *c,
 		   cidk_cid_nr_users(cidk_lease_mm(dom)));
 	} else {
 		/* the merged design: report, require only that it ended */
-		ok(now_ns() - t0 < limit_ns + 2000000000ull,
+		ok(test_ns(CLOCK_MONOTONIC) - t0 < limit_ns + 2000000000ull,
 		   "ownership:v6.19 capacity %u: ended within its %.0f s limit "
 		   "(%s; stalls %llu, sum %lu of %lu leases%s)",
 		   capacity, (double)limit_ns / 1e9,

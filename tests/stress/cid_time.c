@@ -43,18 +43,11 @@
 #include "cidkit_lab.h" /* the library's lab-only interface */
 
 #include "tap.h"
-
-#if defined(__SANITIZE_THREAD__)
-#define TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TSAN 1
-#endif
-#endif
+#include "tsan.h"
 
 #define NCPU 8
 #define NTH 4
-#ifdef TSAN
+#if TEST_TSAN
 #define ITERS 2000
 #else
 #define ITERS 16000

@@ -56,31 +56,10 @@
 
 #include <cidkit/percpu.h>
 
+#include "percpu_oracle.h"
 #include "tap.h"
+#include "test_cpu.h"
 #include "tsan.h"
-
-/* glibc 2.36 has no riscv RSEQ_SIG: the kernel selftests' rseq-riscv.h value. */
-#if !defined(RSEQ_SIG) && defined(__riscv)
-#define RSEQ_SIG 0xf1401073
-#endif
-
-#ifndef AT_RSEQ_FEATURE_SIZE
-#define AT_RSEQ_FEATURE_SIZE 27
-#endif
-
-#if defined(__GNUC__) && defined(__x86_64__)
-#define TEST_ARCH_RSEQ 1
-#elif defined(__GNUC__) && defined(__aarch64__) && !defined(__AARCH64EB__)
-#define TEST_ARCH_RSEQ 1
-#elif defined(__GNUC__) && defined(__riscv) && __riscv_xlen == 64
-#define TEST_ARCH_RSEQ 1
-#elif defined(__GNUC__) && defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
-#define TEST_ARCH_RSEQ 1
-#elif defined(__GNUC__) && defined(__s390x__)
-#define TEST_ARCH_RSEQ 1
-#else
-#define TEST_ARCH_RSEQ 0
-#endif
 
 #define PHASE_MS 400
 #define NODES_PER_WORKER 65536
@@ -614,39 +593,14 @@ static void run_phase(const char *name, unsigned int t, struct node *all)
 	free(w);
 }
 
-static int kernel_has_rseq(void)
-{
-	return syscall(SYS_rseq, NULL, 0u, RSEQ_FLAG_UNREGISTER, 0u) == -1 &&
-	       errno == EINVAL;
-}
-
-/*
- * As tests/stress/percpu_sums.c: percpu.h's rule, from outside; atomic
- * also where the kernel lab's matrix records the kernel as breaking the
- * abort promise (passed as CIDK_EXPECT_PATH=atomic).
- */
-static enum cidk_percpu_path documented_path(enum cidk_percpu_index i)
-{
-	const char *e = getenv("CIDK_PERCPU");
-	const char *x = getenv("CIDK_EXPECT_PATH");
-
-	if (!TEST_ARCH_RSEQ || TEST_TSAN || (e && !strcmp(e, "atomic")) ||
-	    (x && !strcmp(x, "atomic")) ||
-	    (__rseq_size == 0 && !kernel_has_rseq()))
-		return CIDK_PERCPU_ATOMIC;
-	if (i == CIDK_PERCPU_MM_CID &&
-	    getauxval(AT_RSEQ_FEATURE_SIZE) < CIDK_RSEQ_FEATURE_MM_CID)
-		return CIDK_PERCPU_ATOMIC;
-	return CIDK_PERCPU_RSEQ;
-}
 
 int main(void)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int t = 2u * (unsigned int)(online > 0 ? online : 1);
 	const char *expect = getenv("CIDK_EXPECT_PATH");
-	enum cidk_percpu_path want_cpu = documented_path(CIDK_PERCPU_CPU_ID);
-	enum cidk_percpu_path want_cid = documented_path(CIDK_PERCPU_MM_CID);
+	enum cidk_percpu_path want_cpu = test_documented_path(CIDK_PERCPU_CPU_ID);
+	enum cidk_percpu_path want_cid = test_documented_path(CIDK_PERCPU_MM_CID);
 	struct node *all = calloc((size_t)t * NODES_PER_WORKER, sizeof(*all));
 	static const struct {
 		const char *name;

@@ -49,6 +49,8 @@
 #include <cidkit/percpu.h>
 
 #include "tap.h"
+#include "test_clock.h"
+#include "test_rand.h"
 
 #define SLOTS 64
 #define TOKENS 32   /* per worker */
@@ -115,10 +117,7 @@ static struct copy *copy_at(unsigned int i)
 
 static uint64_t rnd(struct worker *w)
 {
-	w->rnd ^= w->rnd << 13;
-	w->rnd ^= w->rnd >> 7;
-	w->rnd ^= w->rnd << 17;
-	return w->rnd;
+	return test_xorshift64(&w->rnd);
 }
 
 static intptr_t load(const intptr_t *p)
@@ -360,14 +359,6 @@ static void *fencer(void *arg)
 	return NULL;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Every node on one list once, every token in one slab slot or stash once. */
 static void conserve(const char *name, struct worker *ws, unsigned int nw)
 {
@@ -443,7 +434,7 @@ static void run(enum cidk_percpu_index ix, const char *name, int rseq)
 	struct holder *holders;
 	unsigned long ab[NKINDS] = { 0 }, moved = 0, rounds = 0, total = 0;
 	pthread_t ft;
-	double t0 = now_s();
+	double t0 = test_ms(CLOCK_MONOTONIC) / 1e3;
 	const char *bs = getenv("CIDK_TEST_SECONDS");
 	double budget = bs && atof(bs) > 0 ? atof(bs) : 10;
 	int errs = 0, all;
@@ -505,7 +496,7 @@ static void run(enum cidk_percpu_index ix, const char *name, int rseq)
 		}
 		for (unsigned int k = 0; k < nw; k++)
 			errs += ws[k].err != 0;
-	} while (rseq && !all && !errs && now_s() - t0 < budget);
+	} while (rseq && !all && !errs && test_ms(CLOCK_MONOTONIC) / 1e3 - t0 < budget);
 	__atomic_store_n(&stop_fencer, 1, __ATOMIC_RELEASE);
 	pthread_join(ft, NULL);
 	for (unsigned int k = 0; k < nw; k++) {

@@ -42,6 +42,7 @@
 
 #include "percpu/percpu_ops.h"
 #include "tap.h"
+#include "test_rand.h"
 #include "tsan.h"
 
 /* The stand-in: every thread runs with index 0. */
@@ -90,10 +91,7 @@ static long quiesces;
 
 static uint64_t rnd(struct worker *w)
 {
-	w->rnd ^= w->rnd << 13;
-	w->rnd ^= w->rnd >> 7;
-	w->rnd ^= w->rnd << 17;
-	return w->rnd;
+	return test_xorshift64(&w->rnd);
 }
 
 static intptr_t ld(const intptr_t *p)

@@ -78,22 +78,10 @@
 
 #include <cidkit/percpu.h>
 
+#include "percpu_oracle.h"
 #include "tap.h"
+#include "test_cpu.h"
 #include "tsan.h"
-
-#ifndef AT_RSEQ_FEATURE_SIZE
-#define AT_RSEQ_FEATURE_SIZE 27
-#endif
-
-#if defined(__GNUC__) &&                                                      \
-	(defined(__x86_64__) || (defined(__aarch64__) && !defined(__AARCH64EB__)) || \
-	 (defined(__riscv) && __riscv_xlen == 64) ||                          \
-	 (defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)) ||            \
-	 defined(__s390x__))
-#define TEST_ARCH_RSEQ 1
-#else
-#define TEST_ARCH_RSEQ 0
-#endif
 
 #define PHASE_MS 200
 #define MAX_MS 2400
@@ -296,43 +284,6 @@ static void run_phase(struct worker *w, unsigned int t, int on_rseq)
 	pthread_barrier_destroy(&barrier);
 }
 
-/*
- * Whether the kernel has rseq(2), asked directly: unregistering an area
- * that is not registered fails with EINVAL where the call exists (ENOSYS
- * on an old kernel or under valgrind, EPERM under a seccomp filter).
- */
-static int kernel_has_rseq(void)
-{
-	return syscall(SYS_rseq, NULL, 0u, RSEQ_FLAG_UNREGISTER, 0u) == -1 &&
-	       errno == EINVAL;
-}
-
-/*
- * The path percpu.h documents for this process, worked out from outside
- * the library (not by asking it): rseq on x86-64 or aarch64 outside
- * ThreadSanitizer when CIDK_PERCPU is not "atomic", the kernel keeps the
- * abort promise (CIDK_EXPECT_PATH, from the kernel lab's matrix, is not
- * "atomic"; the host is assumed to) and there is an rseq area -- glibc's
- * (__rseq_size > 0) or, when glibc registered none, cidkit's own, which
- * needs the kernel's rseq(2); mm_cid also needs a kernel that fills
- * mm_cid.
- */
-static enum cidk_percpu_path documented_path(enum cidk_percpu_index idx)
-{
-	const char *e = getenv("CIDK_PERCPU");
-	const char *x = getenv("CIDK_EXPECT_PATH");
-	/* atomic also where the kernel lab knows the kernel breaks the
-	 * abort promise (its matrix, passed as CIDK_EXPECT_PATH=atomic) */
-	int forced = (e && !strcmp(e, "atomic")) || (x && !strcmp(x, "atomic"));
-
-	if (!TEST_ARCH_RSEQ || TEST_TSAN || forced ||
-	    (__rseq_size == 0 && !kernel_has_rseq()))
-		return CIDK_PERCPU_ATOMIC;
-	if (idx == CIDK_PERCPU_MM_CID &&
-	    getauxval(AT_RSEQ_FEATURE_SIZE) < CIDK_RSEQ_FEATURE_MM_CID)
-		return CIDK_PERCPU_ATOMIC;
-	return CIDK_PERCPU_RSEQ;
-}
 
 /* The list phase's check: every node on exactly one list, once. */
 static void check_lists(const struct phase *p, struct item *items,
@@ -365,8 +316,8 @@ int main(void)
 	struct worker *w = calloc(t + 1, sizeof(*w));
 	struct sigaction sa;
 	struct item *items = calloc((size_t)t * NODES_PER_THREAD, sizeof(*items));
-	enum cidk_percpu_path want_cpu = documented_path(CIDK_PERCPU_CPU_ID);
-	enum cidk_percpu_path want_cid = documented_path(CIDK_PERCPU_MM_CID);
+	enum cidk_percpu_path want_cpu = test_documented_path(CIDK_PERCPU_CPU_ID);
+	enum cidk_percpu_path want_cid = test_documented_path(CIDK_PERCPU_MM_CID);
 	int ok_objects = 1;
 
 	if (!w || !items)
@@ -385,7 +336,7 @@ int main(void)
 	   "CIDK_PERCPU %s, __rseq_size %u, rseq(2) %d, rseq feature size %lu)",
 	   cidk_percpu_path_name(want_cpu), cidk_percpu_path_name(want_cid),
 	   TEST_ARCH_RSEQ, TEST_TSAN, forced ? forced : "unset",
-	   (unsigned int)__rseq_size, kernel_has_rseq(),
+	   (unsigned int)__rseq_size, test_kernel_has_rseq(),
 	   getauxval(AT_RSEQ_FEATURE_SIZE));
 	if (expect)
 		ok(!strcmp(expect, cidk_percpu_path_name(

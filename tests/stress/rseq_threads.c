@@ -10,7 +10,7 @@
  * Where the kernel fills mm_cid (its auxiliary vector says so, read here),
  * a reader that returns -ENOSYS is a failure, not a pass; and after the
  * waves, threads pinned to distinct CPUs and running at once must hold
- * distinct mm_cids below their number (tests/rseq_oracle.h).
+ * distinct mm_cids below their number (tests/support/rseq_oracle.h).
  */
 #include <errno.h>
 #include <pthread.h>

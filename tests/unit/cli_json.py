@@ -18,17 +18,10 @@ import random
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from tap import done, ok  # noqa: E402
+
 dump = sys.argv[1]
-n = 0
-failed = 0
-
-
-def ok(cond, what):
-    global n, failed
-    n += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (n, what))
-    if not cond:
-        failed += 1
 
 
 def roundtrip(cases, what):
@@ -108,5 +101,4 @@ ok(len(lines) == 7 and lines[1].startswith(' "rows": [') and
    lines[2].startswith('  {"r": 0,') and lines[4].endswith("},") is False and
    lines[5].startswith("]") and lines[6] == "",
    "line breaks where jw_break() put them, none elsewhere: %r" % lines[:2])
-print("1..%d" % n)
-sys.exit(1 if failed else 0)
+sys.exit(done())

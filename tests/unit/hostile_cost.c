@@ -30,7 +30,9 @@
 #include <cidkit/resctrl.h>
 #include <cidkit/topo.h>
 
+#include "fake_tree.h"
 #include "tap.h"
+#include "test_clock.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SLOW 1
@@ -46,31 +48,14 @@
 #define MEM_X (SLOW ? 8 : 1)
 
 /*
- * The process's CPU time, not the wall clock: on a shared 2-CPU machine
- * other jobs (a parallel build, the other test suites) stretch wall time
- * by 2x and more, which made a 100 ms limit flaky; CPU time counts only
- * the work the input causes.  (The test is single-threaded.)
+ * Costs are the process's CPU time (test_ms(CLOCK_PROCESS_CPUTIME_ID)),
+ * not the wall clock: on a shared 2-CPU machine other jobs (a parallel
+ * build, the other test suites) stretch wall time by 2x and more, which
+ * made a 100 ms limit flaky; CPU time counts only the work the input
+ * causes.  (The test is single-threaded.)  Wall time for the FIFO cases
+ * only: a blocking open() costs no CPU time, so only the wall clock shows
+ * that the refusal came at once.
  */
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/*
- * Wall time, for the FIFO cases: a blocking open() costs no CPU time, so
- * only the wall clock shows that the refusal came at once.
- */
-static double wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static long peak_kb(void)
 {
 	struct rusage ru;
@@ -150,9 +135,9 @@ static void stride_cost(void)
 	for (size_t i = 0; i < n; i++)
 		memcpy(s + i * (sizeof(item) - 1), item, sizeof(item) - 1);
 	s[len] = '\0';
-	t0 = now_ms();
+	t0 = test_ms(CLOCK_PROCESS_CPUTIME_ID);
 	rc = cidk_mask_parse_list(m, s, NULL);
-	ms = now_ms() - t0;
+	ms = test_ms(CLOCK_PROCESS_CPUTIME_ID) - t0;
 	ok(rc == 0 && cidk_mask_weight(m) == 65536 && ms < 100 * TIME_X,
 	   "160 KB of 0-65535:1/1 parsed in %.1f ms (limit %.0f; was 9 s)", ms,
 	   100 * TIME_X);
@@ -161,19 +146,19 @@ static void stride_cost(void)
 	arg[0] = '\0';
 	for (int i = 0; i < 22; i++)
 		strcat(arg, i % 2 ? "0-16777215:1/2," : "0-16777215:1/1,");
-	t0 = now_ms();
+	t0 = test_ms(CLOCK_PROCESS_CPUTIME_ID);
 	rc = cidk_mask_parse_list(big, arg, NULL);
-	ms = now_ms() - t0;
+	ms = test_ms(CLOCK_PROCESS_CPUTIME_ID) - t0;
 	ok(rc == 0 && cidk_mask_weight(big) == CIDK_MASK_MAX_BITS &&
 		   ms < 200 * TIME_X,
 	   "%zu bytes of 2^24-bit strides parsed in %.1f ms (limit %.0f; was 4.5 s)",
 	   strlen(arg), ms, 200 * TIME_X);
 
 	/* a small stride the whole width, many times over */
-	t0 = now_ms();
+	t0 = test_ms(CLOCK_PROCESS_CPUTIME_ID);
 	for (int i = 0; i < 20 && !rc; i++)
 		rc = cidk_mask_parse_list(big, "0-16777215:3/7", NULL);
-	ms = now_ms() - t0;
+	ms = test_ms(CLOCK_PROCESS_CPUTIME_ID) - t0;
 	ok(rc == 0 && ms < 300 * TIME_X &&
 		   cidk_mask_weight(big) == 16777216u / 7 * 3 + 1,
 	   "20 x 0-16777215:3/7 in %.1f ms (limit %.0f)", ms, 300 * TIME_X);
@@ -195,12 +180,12 @@ static void spec_cost(void)
 	for (unsigned int i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
 		struct cidk_topo_err err;
 		struct cidk_topo *t = NULL;
-		double t0 = now_ms(), ms;
+		double t0 = test_ms(CLOCK_PROCESS_CPUTIME_ID), ms;
 		bool sane;
 		int rc;
 
 		rc = cidk_topo_from_spec(specs[i], &t, &err);
-		ms = now_ms() - t0;
+		ms = test_ms(CLOCK_PROCESS_CPUTIME_ID) - t0;
 		sane = t && cidk_topo_span_sane(t, NULL);
 		ok(rc == 0 && sane && ms < 1000 * TIME_X &&
 			   cidk_topo_nr_groups(t, CIDK_TOPO_LLC) ==
@@ -217,41 +202,22 @@ static void spec_cost(void)
 
 /* ---- shared: a scratch sysfs tree --------------------------------------- */
 
-static char base[128];
+static char base[256];
 
 static void put(const char *rel, const char *text)
 {
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", base, rel);
-	for (char *p = path + strlen(base) + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(path, 0755);
-			*p = '/';
-		}
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	fake_write(base, rel, "%s", text);
 }
 
 static void cleanup(void)
 {
-	char cmd[200];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	if (system(cmd))
+	if (fake_rm(base, ""))
 		diag("could not remove %s", base);
 }
 
 static void make_base(void)
 {
-	snprintf(base, sizeof(base), "/tmp/cidkit-hostile-XXXXXX");
-	if (!mkdtemp(base))
-		skip_all("no temporary directory");
+	fake_tmpdir(base, sizeof(base), "hostile", 0);
 	atexit(cleanup);
 }
 
@@ -273,9 +239,9 @@ static void resctrl_cost(void)
 		int rc;
 
 		put("devices/system/cpu/online", online[i]);
-		t0 = now_ms();
+		t0 = test_ms(CLOCK_PROCESS_CPUTIME_ID);
 		rc = cidk_resctrl_domain_cpus(base, "L3", 0, &m, &err);
-		ms = now_ms() - t0;
+		ms = test_ms(CLOCK_PROCESS_CPUTIME_ID) - t0;
 		ok(rc == -ERANGE && !m && ms < 50 * TIME_X &&
 			   strstr(err.msg, "beyond"),
 		   "online %.*s refused (%s: %s) in %.2f ms", (int)strcspn(online[i], "\n"),
@@ -289,12 +255,12 @@ static void resctrl_cost(void)
 	/* the largest accepted width still costs O(CIDK_TOPO_MAX_CPUS) */
 	{
 		struct cidk_mask *m = NULL;
-		double t0 = now_ms(), ms;
+		double t0 = test_ms(CLOCK_PROCESS_CPUTIME_ID), ms;
 		int rc;
 
 		put("devices/system/cpu/online", "0,65535\n");
 		rc = cidk_resctrl_domain_cpus(base, "L3", 0, &m, NULL);
-		ms = now_ms() - t0;
+		ms = test_ms(CLOCK_PROCESS_CPUTIME_ID) - t0;
 		ok(rc == 0 && m && m->nbits == 65536 &&
 			   ms < 100 * TIME_X,
 		   "online 0,65535 accepted: 65536 bits in %.2f ms", ms);
@@ -328,9 +294,9 @@ static void fifo(void)
 	if (mkfifo(path, 0644))
 		skip_all("mkfifo failed");
 	alarm(10); /* a regression hangs: fail it instead of the suite */
-	t0 = wall_ms();
+	t0 = test_ms(CLOCK_MONOTONIC);
 	rc = cidk_topo_from_sysfs(base, &t, &err);
-	ms = wall_ms() - t0;
+	ms = test_ms(CLOCK_MONOTONIC) - t0;
 	ok(rc == -EINVAL && !t && strstr(err.path, "possible") &&
 		   strstr(err.msg, "not a regular file") && ms < 100 * TIME_X,
 	   "topo: FIFO possible refused in %.2f ms: %s: %s", ms, err.path,
@@ -341,9 +307,9 @@ static void fifo(void)
 	unlink(path);
 	if (mkfifo(path, 0644))
 		skip_all("mkfifo failed");
-	t0 = wall_ms();
+	t0 = test_ms(CLOCK_MONOTONIC);
 	rc = cidk_resctrl_domain_cpus(base, "L3", 0, &m, &rerr);
-	ms = wall_ms() - t0;
+	ms = test_ms(CLOCK_MONOTONIC) - t0;
 	ok(rc == -EINVAL && !m && strstr(rerr.path, "online") &&
 		   strstr(rerr.msg, "not a regular file") && ms < 100 * TIME_X,
 	   "resctrl: FIFO online refused in %.2f ms: %s: %s", ms, rerr.path,

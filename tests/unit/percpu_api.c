@@ -27,45 +27,20 @@
 
 #include <cidkit/percpu.h>
 
+#include "percpu_oracle.h"
 #include "tap.h"
+#include "test_cpu.h"
 #include "tsan.h"
-
-/* glibc 2.36 has no riscv RSEQ_SIG: the kernel selftests' rseq-riscv.h value. */
-#if !defined(RSEQ_SIG) && defined(__riscv)
-#define RSEQ_SIG 0xf1401073
-#endif
-
-/* The architectures percpu.h documents critical sections for. */
-#if defined(__GNUC__) &&                                                      \
-	(defined(__x86_64__) || (defined(__aarch64__) && !defined(__AARCH64EB__)) || \
-	 (defined(__riscv) && __riscv_xlen == 64) ||                          \
-	 (defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)) ||            \
-	 defined(__s390x__))
-#define TEST_ARCH_RSEQ 1
-#else
-#define TEST_ARCH_RSEQ 0
-#endif
-
-struct rseq_cs_desc {
-	uint32_t version, flags;
-	uint64_t start_ip, post_commit_offset, abort_ip;
-};
 
 #if CIDK_PERCPU_HAVE_RSEQ
 extern const struct rseq_cs_desc __start___rseq_cs[] __attribute__((weak));
 extern const struct rseq_cs_desc __stop___rseq_cs[] __attribute__((weak));
 
 /* What the kernel requires of a descriptor, and what we promise. */
+/* percpu.h's own signature is glibc's too */
 static int desc_ok(const struct rseq_cs_desc *d)
 {
-	uint32_t sig;
-
-	memcpy(&sig, (const char *)(uintptr_t)d->abort_ip - 4, 4);
-	return d->version == 0 && d->flags == 0 && ((uintptr_t)d & 31) == 0 &&
-	       d->post_commit_offset > 0 && d->post_commit_offset < 64 &&
-	       sig == RSEQ_SIG && CIDK_PERCPU_RSEQ_SIG == RSEQ_SIG &&
-	       (d->abort_ip < d->start_ip ||
-		d->abort_ip >= d->start_ip + d->post_commit_offset);
+	return test_rseq_desc_ok(d, 64) && CIDK_PERCPU_RSEQ_SIG == RSEQ_SIG;
 }
 
 static void check_descriptors(void)
@@ -106,21 +81,6 @@ static void check_descriptors(void)
 	   n, good);
 }
 #endif
-
-static int pin_to_one_cpu(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return -1;
-	for (int c = CPU_SETSIZE - 1; c >= 0; c--)
-		if (CPU_ISSET(c, &set)) {
-			CPU_ZERO(&set);
-			CPU_SET(c, &set);
-			return sched_setaffinity(0, sizeof(set), &set) ? -1 : c;
-		}
-	return -1;
-}
 
 /* The checks on one index kind; returns the index they used. */
 static int check_index(enum cidk_percpu_index idx, const char *name)
@@ -354,7 +314,7 @@ static void check_own_area(void)
 int main(void)
 {
 	const char *p, *x;
-	int cpu = pin_to_one_cpu();
+	int cpu = test_pin_one_cpu(1);
 	unsigned int nr = cidk_percpu_nr_copies();
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 

@@ -27,17 +27,10 @@
 #include <cidkit/percpu.h>
 #include <cidkit/rseq.h>
 
+#include "percpu_oracle.h"
 #include "tap.h"
-
-/* glibc 2.36 has no riscv RSEQ_SIG: the kernel selftests' rseq-riscv.h value. */
-#if !defined(RSEQ_SIG) && defined(__riscv)
-#define RSEQ_SIG 0xf1401073
-#endif
-
-struct rseq_cs_desc {
-	uint32_t version, flags;
-	uint64_t start_ip, post_commit_offset, abort_ip;
-};
+#include "test_cpu.h"
+#include "test_rand.h"
 
 #if CIDK_PERCPU_HAVE_RSEQ
 extern const struct rseq_cs_desc __start___rseq_cs[] __attribute__((weak));
@@ -49,16 +42,8 @@ static void check_descriptors(void)
 
 	for (const struct rseq_cs_desc *d = __start___rseq_cs;
 	     d && d < __stop___rseq_cs; d++) {
-		uint32_t sig;
-
 		n++;
-		memcpy(&sig, (const char *)(uintptr_t)d->abort_ip - 4, 4);
-		good += d->version == 0 && d->flags == 0 &&
-			!((uintptr_t)d & 31) && sig == RSEQ_SIG &&
-			d->post_commit_offset > 0 &&
-			d->post_commit_offset < 128 &&
-			(d->abort_ip < d->start_ip ||
-			 d->abort_ip >= d->start_ip + d->post_commit_offset);
+		good += test_rseq_desc_ok(d, 128);
 	}
 	/* 7 operations x 2 indexings, plus the older ones */
 	ok(n >= 14 && good == n,
@@ -66,21 +51,6 @@ static void check_descriptors(void)
 	   "RSEQ_SIG before abort_ip, abort_ip outside)", n, good);
 }
 #endif
-
-static int pin_to_one_cpu(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return -1;
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set)) {
-			CPU_ZERO(&set);
-			CPU_SET(c, &set);
-			return sched_setaffinity(0, sizeof(set), &set) ? -1 : c;
-		}
-	return -1;
-}
 
 /* A list node with its link at offset 16, as a cmpnev_storeoffp_load list. */
 struct node {
@@ -314,10 +284,7 @@ static uint64_t rnd_state = 88172645463325252ull;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return test_xorshift64(&rnd_state);
 }
 
 /* A value for a compare: the word's value half the time. */
@@ -458,7 +425,7 @@ int main(void)
 	const char *want = getenv("CIDK_EXPECT_PATH");
 	enum cidk_percpu_path p = cidk_percpu_path(CIDK_PERCPU_CPU_ID);
 
-	if (pin_to_one_cpu() < 0)
+	if (test_pin_one_cpu(0) < 0)
 		skip_all("cannot pin to one CPU");
 	diag("path: %s (%s)", cidk_percpu_path_name(p),
 	     cidk_percpu_why(CIDK_PERCPU_CPU_ID));

@@ -14,13 +14,14 @@
  * is done with domain readers and again with everything read by the caller;
  * both must match the model.
  */
+#include <limits.h>
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
 
 #include <cidkit/resctrl.h>
 
-#include "resctrl_fake.h"
+#include "fake_tree.h"
 #include "tap.h"
 
 #define NDOM 3
@@ -403,8 +404,8 @@ int main(void)
 	static const int l3[4] = { 0, 0, 1, 1 };
 
 	make_groups();
-	fake_tmpdir(root, "resctrl");
-	fake_tmpdir(sys, "sysfs");
+	fake_tmpdir(root, sizeof(root), "resctrl", 0);
+	fake_tmpdir(sys, sizeof(sys), "sysfs", 0);
 	fake_sysfs(sys, 4, l3);
 	/* domain 2 has no CPU in sysfs: read unbound */
 	run(false);

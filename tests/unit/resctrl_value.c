@@ -4,12 +4,13 @@
  * inputs and their expected results, plus an injected fault (a wrong
  * expectation must be caught by the same comparison).
  */
+#include <limits.h>
 #include <errno.h>
 #include <string.h>
 
 #include <cidkit/resctrl.h>
 
-#include "resctrl_fake.h"
+#include "fake_tree.h"
 #include "tap.h"
 
 static const struct {
@@ -148,7 +149,7 @@ static void test_domains(void)
 	struct cidk_mask *m = NULL;
 	char dir[PATH_MAX];
 
-	fake_tmpdir(dir, "sysfs");
+	fake_tmpdir(dir, sizeof(dir), "sysfs", 0);
 	fake_sysfs(dir, 6, l3);
 	ok(domain_is(dir, "L3", 0, "0-2"), "L3 0 = CPUs 0-2");
 	ok(domain_is(dir, "L3", 1, "3-4"), "L3 1 = CPUs 3-4");

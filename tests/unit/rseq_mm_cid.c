@@ -4,7 +4,7 @@
  * mm_cid; every value must be below the documented bound
  * min(allowed CPUs, threads of the process) (docs/cid.md, docs/rseq.md:
  * on a 2-CPU machine that is 2, not T + 1) and below the possible CPUs.
- * Then the promise that makes mm_cid an index (tests/rseq_oracle.h): N
+ * Then the promise that makes mm_cid an index (tests/support/rseq_oracle.h): N
  * threads running at once, each pinned to its own CPU, hold N distinct
  * mm_cids below N; and the value agrees with the raw word of glibc's area
  * read without libcidkit.  Skipped (plan 1..0 # SKIP, exit 0) only when

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * skip_all() of tests/tap.h and of tests/cli/tap.sh: plan "1..0 # SKIP
+ * skip_all() of tests/support/tap.h and of tests/cli/tap.sh: plan "1..0 # SKIP
  * why" and exit 0, which meson 1.0's TAP parser reports as SKIP (exit 77
  * is an ERROR under protocol: 'tap', and check.sh counted it as failed).
  *   tap_skip TAP_SH     runs itself with "skip" and sh on TAP_SH's skip_all

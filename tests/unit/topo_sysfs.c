@@ -16,6 +16,7 @@
 
 #include <cidkit/topo.h>
 
+#include "fake_tree.h"
 #include "tap.h"
 
 struct flavour {
@@ -30,33 +31,13 @@ struct flavour {
 
 static char base[256];
 
-static void mkdirs(const char *path)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(tmp, 0755);
-			*p = '/';
-		}
-	mkdir(tmp, 0755);
-}
-
+/* dir/name holding "text\n" (directories made), or the test fails */
 static void put(const char *dir, const char *name, const char *text)
 {
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		perror(path);
+	if (fake_write(dir, name, "%s\n", text)) {
+		perror(dir);
 		exit(1);
 	}
-	fprintf(f, "%s\n", text);
-	fclose(f);
 }
 
 /* Write @m as name_list (cpulist) and name (hex), as the flavour has it. */
@@ -74,14 +55,6 @@ static void put_mask(const char *dir, const char *name,
 	}
 }
 
-static void rm_rf(const char *dir)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		diag("could not remove %s", dir);
-}
 
 /* The tree of @t under @root, as a kernel of flavour @fl would show it. */
 static void write_tree(const char *root, const struct cidk_topo *t,
@@ -92,9 +65,9 @@ static void write_tree(const char *root, const struct cidk_topo *t,
 	char dir[PATH_MAX], s[65536];
 	struct cidk_mask *all = cidk_mask_alloc(n);
 
-	rm_rf(root);
+	fake_rm(root, "");
 	snprintf(dir, sizeof(dir), "%s/devices/system/cpu", root);
-	mkdirs(dir);
+	fake_mkdir(dir, "");
 	cidk_mask_fill(all);
 	cidk_mask_format_list(all, s, sizeof(s));
 	if (!fl->no_cpu_files) {
@@ -107,7 +80,7 @@ static void write_tree(const char *root, const struct cidk_topo *t,
 		const struct cidk_mask *smt, *cl, *llc, *die, *pkg;
 
 		snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu%u", root, cpu);
-		mkdirs(dir);
+		fake_mkdir(dir, "");
 		if (cpu) /* CPU 0 cannot go offline: no online file */
 			put(dir, "online", cidk_mask_test(on, cpu) ? "1" : "0");
 		if (!cidk_mask_test(on, cpu))
@@ -119,7 +92,7 @@ static void write_tree(const char *root, const struct cidk_topo *t,
 		pkg = cidk_topo_mask(t, CIDK_TOPO_PKG, cpu);
 		snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu%u/topology",
 			 root, cpu);
-		mkdirs(dir);
+		fake_mkdir(dir, "");
 		put(dir, "core_id", "0");
 		put(dir, "physical_package_id", "0");
 		put_mask(dir, "thread_siblings", smt, fl);
@@ -146,7 +119,7 @@ static void write_tree(const char *root, const struct cidk_topo *t,
 			snprintf(dir, sizeof(dir),
 				 "%s/devices/system/cpu/cpu%u/cache/index%d", root,
 				 cpu, k);
-			mkdirs(dir);
+			fake_mkdir(dir, "");
 			put(dir, "type", type[k]);
 			put(dir, "level", level[k]);
 			put(dir, "size", "32K");
@@ -168,7 +141,7 @@ static void write_tree(const char *root, const struct cidk_topo *t,
 				continue;
 			snprintf(dir, sizeof(dir), "%s/devices/system/node/node%u",
 				 root, node++);
-			mkdirs(dir);
+			fake_mkdir(dir, "");
 			cidk_mask_format_list(m, s, sizeof(s));
 			put(dir, "cpulist", s);
 			cidk_mask_format_hex(m, s, sizeof(s));
@@ -177,7 +150,7 @@ static void write_tree(const char *root, const struct cidk_topo *t,
 		/* a memory-only node (CXL): no CPUs */
 		snprintf(dir, sizeof(dir), "%s/devices/system/node/node%u", root,
 			 node + 3);
-		mkdirs(dir);
+		fake_mkdir(dir, "");
 		put(dir, "cpulist", "");
 		snprintf(dir, sizeof(dir), "%s/devices/system/node", root);
 		put(dir, "possible", "0-7");
@@ -293,7 +266,7 @@ static void broken(const char *spec, const char *rel, const char *text,
 			fclose(f);
 		}
 	} else {
-		rm_rf(path);
+		fake_rm(path, "");
 	}
 	rc = cidk_topo_from_sysfs(root, &d, &err);
 	lp = strlen(err.path);
@@ -324,10 +297,7 @@ int main(void)
 	};
 
 	/* tmpfs if there is one: the 1920-CPU tree is ~60,000 small files */
-	snprintf(base, sizeof(base), "%s/cidkit-sysfs-XXXXXX",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-	if (!mkdtemp(base))
-		skip_all("no temporary folder");
+	fake_tmpdir(base, sizeof(base), "sysfs", 1);
 	for (unsigned int s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
 		for (unsigned int f = 0; f < sizeof(flavours) / sizeof(flavours[0]); f++)
 			round_trip(shapes[s], &flavours[f]);
@@ -428,6 +398,6 @@ int main(void)
 		cidk_topo_free(t);
 	}
 
-	rm_rf(base);
+	fake_rm(base, "");
 	return done_testing();
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/rseq_oracle.h - what the kernel promises about mm_cid, observed
+ * tests/support/rseq_oracle.h - what the kernel promises about mm_cid, observed
  * from outside libcidkit, for the rseq tests.
  *
  *   oracle_kernel_mm_cid()   1 if the kernel fills mm_cid: its auxiliary

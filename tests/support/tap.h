@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/tap.h - a small TAP producer (Test Anything Protocol, version 12),
+ * tests/support/tap.h - a small TAP producer (Test Anything Protocol, version 12),
  * as the kernel selftests and liburcu use.
  *
  *   ok(cond, "what %d", i);     one assertion

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/tsan.h - TEST_TSAN: 1 in a ThreadSanitizer build, by the
+ * tests/support/tsan.h - TEST_TSAN: 1 in a ThreadSanitizer build, by the
  * compiler's own word (gcc's __SANITIZE_THREAD__, clang's feature test),
  * not the library's.  The build's -fsanitize=thread reaches the tests as
  * it reaches the library.
