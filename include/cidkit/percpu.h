@@ -332,23 +332,11 @@ CIDK_EXPORT int cidk_percpu_fence_all(void);
 
 /*
  * The critical sections themselves, one header per architecture (what
- * each provides is listed at the top of cidkit/arch/x86_64.h); the
- * functions below are the generic layer around them: the path test, the
- * index read before a section, the retry loops.
+ * each provides is listed at the top of cidkit/arch/x86_64.h), chosen by
+ * cidkit/arch/select.h; the functions below are the generic layer around
+ * them: the path test, the index read before a section, the retry loops.
  */
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <cidkit/arch/x86_64.h>
-#elif defined(__GNUC__) && defined(__aarch64__) && !defined(__AARCH64EB__)
-#include <cidkit/arch/aarch64.h>
-#elif defined(__GNUC__) && defined(__riscv) && __riscv_xlen == 64
-#include <cidkit/arch/riscv64.h>
-#elif defined(__GNUC__) && defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
-#include <cidkit/arch/ppc64le.h>
-#elif defined(__GNUC__) && defined(__s390x__)
-#include <cidkit/arch/s390x.h>
-#else
-#define CIDK_PERCPU_HAVE_RSEQ 0
-#endif
+#include <cidkit/arch/select.h>
 
 #if CIDK_PERCPU_HAVE_RSEQ
 /*
