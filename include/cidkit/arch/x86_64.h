@@ -7,8 +7,12 @@
  *
  * What an architecture header provides (the generic layer in percpu.h
  * calls nothing else):
+ *   the pieces cidkit/arch/common.h builds every section from, each
+ *   written once here: CIDK__ARCH_RSEQ_SIG (the signature's one literal),
+ *   CIDK__ARCH_SIG_ASM(sig), CIDK__ARCH_STORE_CS(cs_mem) and
+ *   CIDK__ARCH_RELAX_ASM (the spin-wait hint of cidk__cpu_relax());
  *   CIDK_PERCPU_HAVE_RSEQ 1, CIDK_PERCPU_RSEQ_SIG (the signature before
- *   every abort handler, as a 32-bit value in memory),
+ *   every abort handler, as a uint32_t),
  *   cidk__percpu_cs_add(base, stride, n, delta, rs, mm_cid)
  *   cidk__percpu_cs_add_at(base, stride, n, delta, cs, ix)
  *   cidk__percpu_cs_cmpeqv_storev(v, expect, newv, i, rs, mm_cid)
