@@ -37,6 +37,7 @@
 #include "cid/cid_internal.h"
 #include "cid/lease_fast.h"
 #include "lease/lease_cpu.h"
+#include "topo/possible.h"
 
 /*
  * The lazy family's time, for leases: a thread reads the clock at a slow
@@ -242,8 +243,7 @@ int cidk_lease_domain_create(const struct cidk_cid_params *p,
 {
 	struct cidk_cid_params def;
 	struct cidk_lease_domain *d;
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	unsigned int possible = ncpu > 0 ? (unsigned int)ncpu : 1;
+	unsigned int possible = cidk__topo_nr_possible();
 	int rc = -ENOMEM;
 
 	if (!out || capacity > CIDK_MASK_MAX_BITS)
