@@ -9,9 +9,10 @@
  *   cidk_percpu_add(pool, h, 1);              // any thread, any time
  *   total = cidk_percpu_sum(pool, h);
  *
- * How it works (x86-64 and aarch64): an operation reads the thread's index (cpu_id or
- * mm_cid) from its rseq area, computes the address of that index's copy,
- * then enters a restartable sequence: it stores the address of a
+ * How it works (x86-64, aarch64, riscv64, ppc64le, s390x): an operation
+ * reads the thread's index (cpu_id or mm_cid) from its rseq area,
+ * computes the address of that index's copy, then enters a restartable
+ * sequence: it stores the address of a
  * descriptor (struct rseq_cs: version, flags, start_ip, post_commit_offset,
  * abort_ip) into the area's rseq_cs field, checks that the index is still
  * the one it read, and commits with one store (on x86-64 the add is one
@@ -36,8 +37,10 @@
  * or fence of the process, or at cidk_percpu_init(), which a program may
  * call at startup to pay for it there.  Operations that arrive meanwhile
  * wait for it; none has touched a copy before the path is chosen.
- *   - rseq: x86-64 or little-endian aarch64, rseq(2) present (not under
- *     valgrind), the library not built with ThreadSanitizer (TSan cannot
+ *   - rseq: an architecture with sections (cidkit/arch/select.h: x86-64,
+ *     little-endian aarch64, riscv64, little-endian ppc64, s390x), rseq(2)
+ *     present (not under valgrind), the library not built with
+ *     ThreadSanitizer (TSan cannot
  *     see the stores inside the assembly), and the probe's verdict pass
  *     (or CIDK_PERCPU=rseq in the environment, which skips the probe).
  *     The area is glibc's when glibc registered one (glibc >= 2.35, not
@@ -730,9 +733,11 @@ static inline int cidk_percpu_index_read(enum cidk_percpu_index idx)
  * cidk__percpu_on (an _on form) or cidk__percpu_here (an implicit form):
  * the path test, the copy at the index, the retry loop and the atomic
  * path are written once.  Every piece is inlined into the public function
- * with a constant op, so the compiler keeps one case of each switch and
- * the struct's fields live in registers: the instructions are those of
- * the bodies each function had before (docs/percpu.md, "One body").
+ * with a constant op, so from -O1 on the compiler keeps one case of each
+ * switch and the struct's fields live in registers: the instructions are
+ * those of the bodies each function had before (gcc, clang).  At -O0 and
+ * -Og nothing folds: each call carries every case (larger code, more
+ * descriptors, the same results).
  */
 enum cidk__percpu_opk {
 	CIDK__PERCPU_OP_ADD,               /* *v += inc */
