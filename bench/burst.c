@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <cidkit/lease.h>
+#include <cidkit/percpu.h>
 #include <cidkit/pool.h>
 #include <cidkit/rseq.h>
 
@@ -439,9 +440,8 @@ static int make_schedule(struct burst_run *b)
 static int make_modes(struct burst_run *b, struct bench_burst_result *res)
 {
 	const struct bench_burst_config *cfg = b->cfg;
-	long conf = sysconf(_SC_NPROCESSORS_CONF);
 	unsigned int max_cpu = cidk_mask_last(cfg->cpus);
-	unsigned int pool_cids = conf > 0 ? (unsigned int)conf : 1;
+	unsigned int pool_cids = cidk_percpu_nr_copies(); /* nr_cpu_ids */
 	unsigned int allowed = pool_cids, users = b->nr_threads + 1;
 	size_t samples = (size_t)cfg->rounds * b->nr_threads;
 	struct cidk_rseq_info info;

@@ -9,9 +9,10 @@
  *   cidk_percpu_add(pool, h, 1);              // any thread, any time
  *   total = cidk_percpu_sum(pool, h);
  *
- * How it works (x86-64 and aarch64): an operation reads the thread's index (cpu_id or
- * mm_cid) from its rseq area, computes the address of that index's copy,
- * then enters a restartable sequence: it stores the address of a
+ * How it works (x86-64, aarch64, riscv64, ppc64le, s390x): an operation
+ * reads the thread's index (cpu_id or mm_cid) from its rseq area,
+ * computes the address of that index's copy, then enters a restartable
+ * sequence: it stores the address of a
  * descriptor (struct rseq_cs: version, flags, start_ip, post_commit_offset,
  * abort_ip) into the area's rseq_cs field, checks that the index is still
  * the one it read, and commits with one store (on x86-64 the add is one
@@ -36,8 +37,10 @@
  * or fence of the process, or at cidk_percpu_init(), which a program may
  * call at startup to pay for it there.  Operations that arrive meanwhile
  * wait for it; none has touched a copy before the path is chosen.
- *   - rseq: x86-64 or little-endian aarch64, rseq(2) present (not under
- *     valgrind), the library not built with ThreadSanitizer (TSan cannot
+ *   - rseq: an architecture with sections (cidkit/arch/select.h: x86-64,
+ *     little-endian aarch64, riscv64, little-endian ppc64, s390x), rseq(2)
+ *     present (not under valgrind), the library not built with
+ *     ThreadSanitizer (TSan cannot
  *     see the stores inside the assembly), and the probe's verdict pass
  *     (or CIDK_PERCPU=rseq in the environment, which skips the probe).
  *     The area is glibc's when glibc registered one (glibc >= 2.35, not
@@ -332,23 +335,11 @@ CIDK_EXPORT int cidk_percpu_fence_all(void);
 
 /*
  * The critical sections themselves, one header per architecture (what
- * each provides is listed at the top of cidkit/arch/x86_64.h); the
- * functions below are the generic layer around them: the path test, the
- * index read before a section, the retry loops.
+ * each provides is listed at the top of cidkit/arch/x86_64.h), chosen by
+ * cidkit/arch/select.h; the functions below are the generic layer around
+ * them: the path test, the index read before a section, the retry loops.
  */
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <cidkit/arch/x86_64.h>
-#elif defined(__GNUC__) && defined(__aarch64__) && !defined(__AARCH64EB__)
-#include <cidkit/arch/aarch64.h>
-#elif defined(__GNUC__) && defined(__riscv) && __riscv_xlen == 64
-#include <cidkit/arch/riscv64.h>
-#elif defined(__GNUC__) && defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
-#include <cidkit/arch/ppc64le.h>
-#elif defined(__GNUC__) && defined(__s390x__)
-#include <cidkit/arch/s390x.h>
-#else
-#define CIDK_PERCPU_HAVE_RSEQ 0
-#endif
+#include <cidkit/arch/select.h>
 
 #if CIDK_PERCPU_HAVE_RSEQ
 /*
@@ -737,6 +728,174 @@ static inline int cidk_percpu_index_read(enum cidk_percpu_index idx)
 }
 
 /*
+ * The one body of the operations below.  Each public function names its
+ * operation and arguments in a struct cidk__percpu_op and calls
+ * cidk__percpu_on (an _on form) or cidk__percpu_here (an implicit form):
+ * the path test, the copy at the index, the retry loop and the atomic
+ * path are written once.  Every piece is inlined into the public function
+ * with a constant op, so from -O1 on the compiler keeps one case of each
+ * switch and the struct's fields live in registers: the instructions are
+ * those of the bodies each function had before (gcc, clang).  At -O0 and
+ * -Og nothing folds: each call carries every case (larger code, more
+ * descriptors, the same results).
+ */
+enum cidk__percpu_opk {
+	CIDK__PERCPU_OP_ADD,               /* *v += inc */
+	CIDK__PERCPU_OP_CBNE_STORE,        /* *v == expect: *v = newv */
+	CIDK__PERCPU_OP_CBNE_CBNE_STORE,   /* and *v2 == x2: *v = newv */
+	CIDK__PERCPU_OP_CBNE_STORE_STORE,  /* *v2 = x2; *v = newv */
+	CIDK__PERCPU_OP_CBNE_MEMCPY_STORE, /* dst <- src (len); *v = newv */
+	CIDK__PERCPU_OP_CBEQ_POP,          /* *v != expect: *load = *v, pop */
+	CIDK__PERCPU_OP_DEREF_ADD          /* **(*v + off) += inc */
+};
+
+struct cidk__percpu_op {
+	enum cidk__percpu_opk op;
+	int rel;         /* the commit is a store-release */
+	intptr_t expect; /* *v's expected value (CBEQ_POP: expectnot) */
+	intptr_t newv;   /* the commit's value */
+	intptr_t *v2;    /* the second word */
+	intptr_t x2;     /* CBNE_CBNE_STORE: expect2; CBNE_STORE_STORE: newv2 */
+	void *dst;       /* CBNE_MEMCPY_STORE */
+	const void *src;
+	size_t len;
+	ptrdiff_t off;   /* CBEQ_POP, DEREF_ADD */
+	intptr_t *load;  /* CBEQ_POP */
+	intptr_t inc;    /* ADD, DEREF_ADD */
+};
+
+/* Operation @k with every argument zero (the caller sets its own). */
+CIDK__PERCPU_INLINE struct cidk__percpu_op
+cidk__percpu_op(enum cidk__percpu_opk k)
+{
+	struct cidk__percpu_op o = { k, 0, 0, 0, NULL, 0, NULL, NULL, 0, 0,
+				     NULL, 0 };
+
+	return o;
+}
+
+#if CIDK_PERCPU_HAVE_RSEQ
+/* One try of @o's critical section on the copy @v at index @i. */
+CIDK__PERCPU_INLINE int cidk__percpu_cs_op(const struct cidk__percpu_op *o,
+					   intptr_t *v, unsigned int i,
+					   enum cidk_percpu_index idx)
+{
+	ptrdiff_t rs = cidk_percpu_rseq_off;
+	int mm_cid = idx == CIDK_PERCPU_MM_CID;
+
+	switch (o->op) {
+	case CIDK__PERCPU_OP_ADD:
+		return cidk__percpu_cs_add_on(v, o->inc, i, rs, mm_cid);
+	case CIDK__PERCPU_OP_CBNE_STORE:
+		return cidk__percpu_cs_cbne_store(v, o->expect, o->newv, o->rel,
+						  i, rs, mm_cid);
+	case CIDK__PERCPU_OP_CBNE_CBNE_STORE:
+		return cidk__percpu_cs_cbne_cbne_store(v, o->expect, o->v2,
+						       o->x2, o->newv, i, rs,
+						       mm_cid);
+	case CIDK__PERCPU_OP_CBNE_STORE_STORE:
+		return cidk__percpu_cs_cbne_store_store(v, o->expect, o->v2,
+							o->x2, o->newv, o->rel,
+							i, rs, mm_cid);
+	case CIDK__PERCPU_OP_CBNE_MEMCPY_STORE:
+		return cidk__percpu_cs_cbne_memcpy_store(v, o->expect, o->dst,
+							 o->src, o->len,
+							 o->newv, o->rel, i,
+							 rs, mm_cid);
+	case CIDK__PERCPU_OP_CBEQ_POP:
+		return cidk__percpu_cs_cbeq_pop(v, o->expect, o->off, o->load,
+						i, rs, mm_cid);
+	case CIDK__PERCPU_OP_DEREF_ADD:
+		return cidk__percpu_cs_deref_add(v, o->off, o->inc, i, rs,
+						 mm_cid);
+	}
+	return -EINVAL;
+}
+#endif
+
+/* @o on the atomic path, at @cpu (CIDK_PERCPU_CURRENT: the current index). */
+CIDK__PERCPU_INLINE int cidk__percpu_atomic_op(struct cidk_pool *pool,
+					       cidk_pool_handle h,
+					       enum cidk_percpu_index idx,
+					       unsigned int cpu,
+					       const struct cidk__percpu_op *o)
+{
+	switch (o->op) {
+	case CIDK__PERCPU_OP_ADD:
+		return cidk_percpu_add_on_atomic(pool, h, idx, cpu, o->inc);
+	case CIDK__PERCPU_OP_CBNE_STORE:
+		return cidk_percpu_cmpeqv_storev_atomic(pool, h, idx, cpu,
+							o->expect, o->newv);
+	case CIDK__PERCPU_OP_CBNE_CBNE_STORE:
+		return cidk_percpu_cmpeqv_cmpeqv_storev_atomic(
+			pool, h, idx, cpu, o->expect, o->v2, o->x2, o->newv);
+	case CIDK__PERCPU_OP_CBNE_STORE_STORE:
+		return cidk_percpu_cmpeqv_trystorev_storev_atomic(
+			pool, h, idx, cpu, o->expect, o->v2, o->x2, o->newv);
+	case CIDK__PERCPU_OP_CBNE_MEMCPY_STORE:
+		return cidk_percpu_cmpeqv_trymemcpy_storev_atomic(
+			pool, h, idx, cpu, o->expect, o->dst, o->src, o->len,
+			o->newv);
+	case CIDK__PERCPU_OP_CBEQ_POP:
+		return cidk_percpu_cmpnev_storeoffp_load_atomic(
+			pool, h, idx, cpu, o->expect, o->off, o->load);
+	case CIDK__PERCPU_OP_DEREF_ADD:
+		return cidk_percpu_offset_deref_addv_atomic(pool, h, idx, cpu,
+							    o->off, o->inc);
+	}
+	return -EINVAL;
+}
+
+/* The _on forms: @o on the copy at index @cpu, if the thread runs with it. */
+CIDK__PERCPU_INLINE int cidk__percpu_on(struct cidk_pool *pool,
+					cidk_pool_handle h,
+					enum cidk_percpu_index idx,
+					unsigned int cpu,
+					const struct cidk__percpu_op *o)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		intptr_t *v = cidk__percpu_at(pool, h, cpu);
+		int rc;
+
+		if (!v)
+			return -ERANGE;
+		do
+			rc = cidk__percpu_cs_op(o, v, cpu, idx);
+		while (cidk__percpu_again(&rc));
+		return rc;
+	}
+#endif
+	return cidk__percpu_atomic_op(pool, h, idx, cpu, o);
+}
+
+/*
+ * The implicit forms: @o on the copy of the index the thread runs with
+ * (read before the section, checked inside, retried when it changed).
+ */
+CIDK__PERCPU_INLINE int cidk__percpu_here(struct cidk_pool *pool,
+					  cidk_pool_handle h,
+					  enum cidk_percpu_index idx,
+					  const struct cidk__percpu_op *o)
+{
+#if CIDK_PERCPU_HAVE_RSEQ
+	if (cidk__percpu_on_rseq(idx)) {
+		unsigned int i;
+		int rc;
+
+		do {
+			if ((rc = cidk__percpu_current(pool, idx, &i)))
+				return rc;
+			rc = cidk__percpu_cs_op(
+				o, (intptr_t *)cidk_pool_ptr(pool, h, i), i, idx);
+		} while (rc < 0 && (rc == -2 || cidk__percpu_again(&rc)));
+		return rc;
+	}
+#endif
+	return cidk__percpu_atomic_op(pool, h, idx, CIDK_PERCPU_CURRENT, o);
+}
+
+/*
  * cidk_percpu_add_on - rseq_load_add_store: *v += @delta on the copy at
  * index @cpu, if the thread still runs with it.  Returns 0, -EAGAIN or
  * -ERANGE.  Atomic path: a relaxed fetch-add on that copy (after the same
@@ -747,22 +906,10 @@ CIDK__PERCPU_INLINE int cidk_percpu_add_on(struct cidk_pool *pool,
 					   enum cidk_percpu_index idx,
 					   unsigned int cpu, intptr_t delta)
 {
-#if CIDK_PERCPU_HAVE_RSEQ
-	if (cidk__percpu_on_rseq(idx)) {
-		intptr_t *v = cidk__percpu_at(pool, h, cpu);
-		int rc;
+	struct cidk__percpu_op o = cidk__percpu_op(CIDK__PERCPU_OP_ADD);
 
-		if (!v)
-			return -ERANGE;
-		do
-			rc = cidk__percpu_cs_add_on(v, delta, cpu,
-						    cidk_percpu_rseq_off,
-						    idx == CIDK_PERCPU_MM_CID);
-		while (cidk__percpu_again(&rc));
-		return rc;
-	}
-#endif
-	return cidk_percpu_add_on_atomic(pool, h, idx, cpu, delta);
+	o.inc = delta;
+	return cidk__percpu_on(pool, h, idx, cpu, &o);
 }
 
 /*
@@ -779,23 +926,11 @@ cidk_percpu_cmpeqv_storev_relaxed_on(struct cidk_pool *pool,
 				     unsigned int cpu, intptr_t expect,
 				     intptr_t newv)
 {
-#if CIDK_PERCPU_HAVE_RSEQ
-	if (cidk__percpu_on_rseq(idx)) {
-		intptr_t *v = cidk__percpu_at(pool, h, cpu);
-		int rc;
+	struct cidk__percpu_op o = cidk__percpu_op(CIDK__PERCPU_OP_CBNE_STORE);
 
-		if (!v)
-			return -ERANGE;
-		do
-			rc = cidk__percpu_cs_cbne_store(v, expect, newv, 0, cpu,
-							cidk_percpu_rseq_off,
-							idx == CIDK_PERCPU_MM_CID);
-		while (cidk__percpu_again(&rc));
-		return rc;
-	}
-#endif
-	return cidk_percpu_cmpeqv_storev_atomic(pool, h, idx, cpu, expect,
-						newv);
+	o.expect = expect;
+	o.newv = newv;
+	return cidk__percpu_on(pool, h, idx, cpu, &o);
 }
 
 /*
@@ -815,55 +950,14 @@ cidk_percpu_cmpeqv_cmpeqv_storev_on(struct cidk_pool *pool,
 				    intptr_t *v2, intptr_t expect2,
 				    intptr_t newv)
 {
-#if CIDK_PERCPU_HAVE_RSEQ
-	if (cidk__percpu_on_rseq(idx)) {
-		intptr_t *v = cidk__percpu_at(pool, h, cpu);
-		int rc;
+	struct cidk__percpu_op o =
+		cidk__percpu_op(CIDK__PERCPU_OP_CBNE_CBNE_STORE);
 
-		if (!v)
-			return -ERANGE;
-		do
-			rc = cidk__percpu_cs_cbne_cbne_store(
-				v, expect, v2, expect2, newv, cpu,
-				cidk_percpu_rseq_off,
-				idx == CIDK_PERCPU_MM_CID);
-		while (cidk__percpu_again(&rc));
-		return rc;
-	}
-#endif
-	return cidk_percpu_cmpeqv_cmpeqv_storev_atomic(pool, h, idx, cpu,
-						       expect, v2, expect2,
-						       newv);
-}
-
-/* The trystorev body, @rel the ordering (a constant after inlining). */
-CIDK__PERCPU_INLINE int
-cidk__percpu_trystorev(struct cidk_pool *pool, cidk_pool_handle h,
-		       enum cidk_percpu_index idx, unsigned int cpu,
-		       intptr_t expect, intptr_t *v2, intptr_t newv2,
-		       intptr_t newv, int rel)
-{
-#if CIDK_PERCPU_HAVE_RSEQ
-	if (cidk__percpu_on_rseq(idx)) {
-		intptr_t *v = cidk__percpu_at(pool, h, cpu);
-		int rc;
-
-		if (!v)
-			return -ERANGE;
-		do
-			rc = cidk__percpu_cs_cbne_store_store(
-				v, expect, v2, newv2, newv, rel, cpu,
-				cidk_percpu_rseq_off,
-				idx == CIDK_PERCPU_MM_CID);
-		while (cidk__percpu_again(&rc));
-		return rc;
-	}
-#else
-	(void)rel;
-#endif
-	return cidk_percpu_cmpeqv_trystorev_storev_atomic(pool, h, idx, cpu,
-							  expect, v2, newv2,
-							  newv);
+	o.expect = expect;
+	o.v2 = v2;
+	o.x2 = expect2;
+	o.newv = newv;
+	return cidk__percpu_on(pool, h, idx, cpu, &o);
 }
 
 /*
@@ -882,8 +976,15 @@ cidk_percpu_cmpeqv_trystorev_storev_on(struct cidk_pool *pool,
 				       intptr_t *v2, intptr_t newv2,
 				       intptr_t newv)
 {
-	return cidk__percpu_trystorev(pool, h, idx, cpu, expect, v2, newv2,
-				      newv, 0);
+	struct cidk__percpu_op o =
+		cidk__percpu_op(CIDK__PERCPU_OP_CBNE_STORE_STORE);
+
+	o.rel = 0;
+	o.expect = expect;
+	o.v2 = v2;
+	o.x2 = newv2;
+	o.newv = newv;
+	return cidk__percpu_on(pool, h, idx, cpu, &o);
 }
 
 /*
@@ -899,37 +1000,15 @@ cidk_percpu_cmpeqv_trystorev_storev_release_on(struct cidk_pool *pool,
 					       intptr_t expect, intptr_t *v2,
 					       intptr_t newv2, intptr_t newv)
 {
-	return cidk__percpu_trystorev(pool, h, idx, cpu, expect, v2, newv2,
-				      newv, 1);
-}
+	struct cidk__percpu_op o =
+		cidk__percpu_op(CIDK__PERCPU_OP_CBNE_STORE_STORE);
 
-/* The trymemcpy body, @rel the ordering. */
-CIDK__PERCPU_INLINE int
-cidk__percpu_trymemcpy(struct cidk_pool *pool, cidk_pool_handle h,
-		       enum cidk_percpu_index idx, unsigned int cpu,
-		       intptr_t expect, void *dst, const void *src,
-		       size_t len, intptr_t newv, int rel)
-{
-#if CIDK_PERCPU_HAVE_RSEQ
-	if (cidk__percpu_on_rseq(idx)) {
-		intptr_t *v = cidk__percpu_at(pool, h, cpu);
-		int rc;
-
-		if (!v)
-			return -ERANGE;
-		do
-			rc = cidk__percpu_cs_cbne_memcpy_store(
-				v, expect, dst, src, len, newv, rel, cpu,
-				cidk_percpu_rseq_off,
-				idx == CIDK_PERCPU_MM_CID);
-		while (cidk__percpu_again(&rc));
-		return rc;
-	}
-#else
-	(void)rel;
-#endif
-	return cidk_percpu_cmpeqv_trymemcpy_storev_atomic(
-		pool, h, idx, cpu, expect, dst, src, len, newv);
+	o.rel = 1;
+	o.expect = expect;
+	o.v2 = v2;
+	o.x2 = newv2;
+	o.newv = newv;
+	return cidk__percpu_on(pool, h, idx, cpu, &o);
 }
 
 /*
@@ -952,8 +1031,16 @@ cidk_percpu_cmpeqv_trymemcpy_storev_on(struct cidk_pool *pool,
 				       void *dst, const void *src, size_t len,
 				       intptr_t newv)
 {
-	return cidk__percpu_trymemcpy(pool, h, idx, cpu, expect, dst, src, len,
-				      newv, 0);
+	struct cidk__percpu_op o =
+		cidk__percpu_op(CIDK__PERCPU_OP_CBNE_MEMCPY_STORE);
+
+	o.rel = 0;
+	o.expect = expect;
+	o.dst = dst;
+	o.src = src;
+	o.len = len;
+	o.newv = newv;
+	return cidk__percpu_on(pool, h, idx, cpu, &o);
 }
 
 /*
@@ -969,8 +1056,16 @@ cidk_percpu_cmpeqv_trymemcpy_storev_release_on(struct cidk_pool *pool,
 					       const void *src, size_t len,
 					       intptr_t newv)
 {
-	return cidk__percpu_trymemcpy(pool, h, idx, cpu, expect, dst, src, len,
-				      newv, 1);
+	struct cidk__percpu_op o =
+		cidk__percpu_op(CIDK__PERCPU_OP_CBNE_MEMCPY_STORE);
+
+	o.rel = 1;
+	o.expect = expect;
+	o.dst = dst;
+	o.src = src;
+	o.len = len;
+	o.newv = newv;
+	return cidk__percpu_on(pool, h, idx, cpu, &o);
 }
 
 /*
@@ -991,23 +1086,12 @@ cidk_percpu_cmpnev_storeoffp_load_on(struct cidk_pool *pool,
 				     unsigned int cpu, intptr_t expectnot,
 				     ptrdiff_t off, intptr_t *load)
 {
-#if CIDK_PERCPU_HAVE_RSEQ
-	if (cidk__percpu_on_rseq(idx)) {
-		intptr_t *v = cidk__percpu_at(pool, h, cpu);
-		int rc;
+	struct cidk__percpu_op o = cidk__percpu_op(CIDK__PERCPU_OP_CBEQ_POP);
 
-		if (!v)
-			return -ERANGE;
-		do
-			rc = cidk__percpu_cs_cbeq_pop(v, expectnot, off, load,
-						      cpu, cidk_percpu_rseq_off,
-						      idx == CIDK_PERCPU_MM_CID);
-		while (cidk__percpu_again(&rc));
-		return rc;
-	}
-#endif
-	return cidk_percpu_cmpnev_storeoffp_load_atomic(pool, h, idx, cpu,
-							expectnot, off, load);
+	o.expect = expectnot;
+	o.off = off;
+	o.load = load;
+	return cidk__percpu_on(pool, h, idx, cpu, &o);
 }
 
 /*
@@ -1021,24 +1105,12 @@ cidk_percpu_cmpnev_storeoffp_load(struct cidk_pool *pool, cidk_pool_handle h,
 				  intptr_t expectnot, ptrdiff_t off,
 				  intptr_t *load)
 {
-#if CIDK_PERCPU_HAVE_RSEQ
-	if (cidk__percpu_on_rseq(idx)) {
-		unsigned int i;
-		int rc;
+	struct cidk__percpu_op o = cidk__percpu_op(CIDK__PERCPU_OP_CBEQ_POP);
 
-		do {
-			if ((rc = cidk__percpu_current(pool, idx, &i)))
-				return rc;
-			rc = cidk__percpu_cs_cbeq_pop(
-				(intptr_t *)cidk_pool_ptr(pool, h, i),
-				expectnot, off, load, i, cidk_percpu_rseq_off,
-				idx == CIDK_PERCPU_MM_CID);
-		} while (rc < 0 && (rc == -2 || cidk__percpu_again(&rc)));
-		return rc;
-	}
-#endif
-	return cidk_percpu_cmpnev_storeoffp_load_atomic(
-		pool, h, idx, CIDK_PERCPU_CURRENT, expectnot, off, load);
+	o.expect = expectnot;
+	o.off = off;
+	o.load = load;
+	return cidk__percpu_here(pool, h, idx, &o);
 }
 
 /*
@@ -1059,23 +1131,11 @@ CIDK__PERCPU_INLINE int cidk_percpu_offset_deref_addv_on(
 	struct cidk_pool *pool, cidk_pool_handle h, enum cidk_percpu_index idx,
 	unsigned int cpu, ptrdiff_t off, intptr_t inc)
 {
-#if CIDK_PERCPU_HAVE_RSEQ
-	if (cidk__percpu_on_rseq(idx)) {
-		intptr_t *v = cidk__percpu_at(pool, h, cpu);
-		int rc;
+	struct cidk__percpu_op o = cidk__percpu_op(CIDK__PERCPU_OP_DEREF_ADD);
 
-		if (!v)
-			return -ERANGE;
-		do
-			rc = cidk__percpu_cs_deref_add(v, off, inc, cpu,
-						       cidk_percpu_rseq_off,
-						       idx == CIDK_PERCPU_MM_CID);
-		while (cidk__percpu_again(&rc));
-		return rc;
-	}
-#endif
-	return cidk_percpu_offset_deref_addv_atomic(pool, h, idx, cpu, off,
-						    inc);
+	o.off = off;
+	o.inc = inc;
+	return cidk__percpu_on(pool, h, idx, cpu, &o);
 }
 
 /*
@@ -1086,24 +1146,11 @@ CIDK__PERCPU_INLINE int cidk_percpu_offset_deref_addv(
 	struct cidk_pool *pool, cidk_pool_handle h, enum cidk_percpu_index idx,
 	ptrdiff_t off, intptr_t inc)
 {
-#if CIDK_PERCPU_HAVE_RSEQ
-	if (cidk__percpu_on_rseq(idx)) {
-		unsigned int i;
-		int rc;
+	struct cidk__percpu_op o = cidk__percpu_op(CIDK__PERCPU_OP_DEREF_ADD);
 
-		do {
-			if ((rc = cidk__percpu_current(pool, idx, &i)))
-				return rc;
-			rc = cidk__percpu_cs_deref_add(
-				(intptr_t *)cidk_pool_ptr(pool, h, i), off, inc,
-				i, cidk_percpu_rseq_off,
-				idx == CIDK_PERCPU_MM_CID);
-		} while (rc < 0 && (rc == -2 || cidk__percpu_again(&rc)));
-		return rc;
-	}
-#endif
-	return cidk_percpu_offset_deref_addv_atomic(
-		pool, h, idx, CIDK_PERCPU_CURRENT, off, inc);
+	o.off = off;
+	o.inc = inc;
+	return cidk__percpu_here(pool, h, idx, &o);
 }
 
 #ifdef __cplusplus

@@ -145,6 +145,23 @@ CIDK_EXPORT int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 				     struct cidk_topo_err *err);
 
 /*
+ * cidk_topo_read_nr_cpu_ids - the kernel's nr_cpu_ids under @root ("/sys" when
+ * NULL, or a saved tree): the last CPU of devices/system/cpu/possible plus
+ * one, or before 2.6.27 (no such file) the last cpuN folder plus one --
+ * the rule cidk_topo_from_sysfs() sizes a topology by, read the same way.
+ * Every CPU number the kernel gives (and every mm_cid) is below it; it
+ * counts the holes of a sparse possible list ("0-3,8" gives 9, where
+ * sysconf(_SC_NPROCESSORS_CONF) may say 5).  Returns it (1 ..
+ * CIDK_TOPO_MAX_CPUS), or -ENOENT (neither the file nor a cpuN folder),
+ * -EINVAL (garbled, or no CPU listed), -ERANGE (a CPU at or beyond
+ * CIDK_TOPO_MAX_CPUS), -ENAMETOOLONG, -ENOMEM, or a read's errno, with
+ * @err (may be NULL) naming the file.  Reads at most one file or one
+ * folder listing; not cached.  MT-safe.
+ */
+CIDK_EXPORT int cidk_topo_read_nr_cpu_ids(const char *root,
+					  struct cidk_topo_err *err);
+
+/*
  * cidk_topo_from_spec - a synthetic machine: a preset name
  * ("epyc-9654-2s", "uv-1920", "power-360", ...; "host" reads /sys) or the
  * grammar of docs/topo.md ("2s96c2t:llc=8").  Returns 0 and *out, or

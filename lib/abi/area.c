@@ -25,17 +25,13 @@
 #define RSEQ_FLAG_UNREGISTER 1
 
 /*
- * glibc's and cidkit's signature: the per-CPU sections' (x86: 0x53053053,
- * aarch64: brk #0x45e0, riscv64: csrw mhartid,x0, ppc64le: twui r5,11,
- * s390x: trap4; cidkit/arch/<arch>.h), x86's where there are none.
+ * glibc's and cidkit's signature: the per-CPU sections' where there are
+ * some (CIDK__RSEQ_SIG_DEFAULT, cidkit/arch/select.h: the one home of
+ * each architecture's value).
  */
 uint32_t cidk__abi_sig(void)
 {
-#if CIDK_PERCPU_HAVE_RSEQ
-	return CIDK_PERCPU_RSEQ_SIG;
-#else
-	return 0x53053053u;
-#endif
+	return CIDK__RSEQ_SIG_DEFAULT;
 }
 
 /* The look-alike of the "unregistered" break: never registered. */

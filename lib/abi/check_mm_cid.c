@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "abi/abi_impl.h"
+#include "topo/possible.h"
 #include "util/clock.h"
 
 #ifndef AT_RSEQ_FEATURE_SIZE
@@ -69,7 +70,7 @@ void cidk__abi_check_mm_cid(const struct cidk__abi_opts *o,
 	static struct worker w[MAX_WORKERS + 1];
 	unsigned int n = cidk__abi_allowed(cpus, CIDK_ABI_MAX_CPUS);
 	unsigned int fs = (unsigned int)getauxval(AT_RSEQ_FEATURE_SIZE);
-	long possible = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned int possible = cidk__topo_nr_possible();
 	unsigned int t = n < MAX_WORKERS ? n : MAX_WORKERS, started = 0, bound;
 	uint64_t budget = (uint64_t)(o->seconds * 1e9), seen = 0, t0;
 	uint32_t max = 0, now = 0;
@@ -134,7 +135,7 @@ void cidk__abi_check_mm_cid(const struct cidk__abi_opts *o,
 		cidk__abi_say(r, CIDK__ABI_NA, "cannot start threads");
 		return;
 	}
-	if (max >= bound || (possible > 0 && max >= (uint32_t)possible)) {
+	if (max >= bound || max >= possible) {
 		cidk__abi_say(r, CIDK__ABI_FAIL,
 			      "mm_cid %d seen with %u threads on %u allowed CPUs: not below min(allowed CPUs, threads) = %u",
 			      (int32_t)max, started + 1, n, bound);

@@ -20,43 +20,44 @@
  * the kernel must kill the process at the first abort), write-early (the
  * counter store is the first instruction, not the commit).
  */
+#include <cidkit/arch/select.h>
+
 #include "abi/abi_impl.h"
 
 /*
- * The descriptor (label 3: version 0, flags 0, start_ip = label 1, the
- * section ending at @END, abort_ip = label 4) in section @SECT, and its
- * address in @SECT_ptr_array, for tools: one home for every
- * architecture's sections (cs_<arch>.h).
+ * Everything a section has on every architecture comes from the
+ * architecture's header (cidkit/arch/<arch>.h, chosen by select.h): the
+ * descriptor and its sections, the arming store, the signature, the
+ * spin-wait hint.  cs_<arch>.h hold only the checks' own bodies (the
+ * loads, the spin, the commit, the abort handler's result) and name the
+ * rseq_cs field's operand (ABI_CS_FIELD).
+ *
+ * ABI_CS_START: the descriptor in section @SECT ending at label @END,
+ * armed, then start_ip.  The descriptors' section is __rseq_cs, except
+ * the no-sig variant's, kept apart so that tools (and
+ * tests/unit/percpu_api.c) that validate every descriptor of a binary do
+ * not find the deliberately wrong one.  The wrong signature is the right
+ * one with its low bit flipped (an assembler expression).
  */
-#define ABI_CS_DESC(SECT, END)                                               \
-	".pushsection " SECT ", \"aw\"\n\t"                                   \
-	".balign 32\n"                                                        \
-	"3:\n\t"                                                              \
-	".long 0, 0\n\t"                                                      \
-	".quad 1f, " END " - 1f, 4f\n\t"                                      \
-	".popsection\n\t"                                                     \
-	".pushsection " SECT "_ptr_array, \"aw\"\n\t"                         \
-	".quad 3b\n\t"                                                        \
-	".popsection\n\t"
+#define ABI_CS_START(SECT, END)                                              \
+	CIDK__RSEQ_ARM(CIDK__RSEQ_CS_DESC(SECT, END), ABI_CS_FIELD)
+#define ABI_CS_SECT_GOOD "__rseq_cs"
+#define ABI_CS_SECT_BROKEN "__rseq_cs_broken"
+#define ABI_CS_SIG_GOOD CIDK__RSEQ_SIG_TEXT
+#define ABI_CS_SIG_BAD "(" CIDK__RSEQ_SIG_TEXT " ^ 1)"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if CIDK_PERCPU_HAVE_RSEQ && defined(__x86_64__)
 #include "abi/cs_x86_64.h"
-#define ABI_CS_HAVE 1
-#elif defined(__aarch64__) && defined(__GNUC__)
+#elif CIDK_PERCPU_HAVE_RSEQ && defined(__aarch64__)
 #include "abi/cs_aarch64.h"
-#define ABI_CS_HAVE 1
-#elif defined(__riscv) && __riscv_xlen == 64 && defined(__GNUC__)
+#elif CIDK_PERCPU_HAVE_RSEQ && defined(__riscv)
 #include "abi/cs_riscv64.h"
-#define ABI_CS_HAVE 1
-#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__) && defined(__GNUC__)
+#elif CIDK_PERCPU_HAVE_RSEQ && defined(__powerpc64__)
 #include "abi/cs_ppc64le.h"
-#define ABI_CS_HAVE 1
-#elif defined(__s390x__) && defined(__GNUC__)
+#elif CIDK_PERCPU_HAVE_RSEQ && defined(__s390x__)
 #include "abi/cs_s390x.h"
-#define ABI_CS_HAVE 1
-#else
-#define ABI_CS_HAVE 0
 #endif
+#define ABI_CS_HAVE CIDK_PERCPU_HAVE_RSEQ
 
 int cidk__abi_cs_supported(void)
 {

@@ -1,49 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/abi/cs_ppc64le.h - the checks' critical section on 64-bit
- * little-endian POWER (included by cs.c only).
- *
- * The rseq ABI's rules on powerpc, as cidkit/arch/ppc64le.h keeps them
- * (sources named there): the descriptor (ABI_CS_DESC, cs.c), its address
- * formed PC-relative (bcl 20,31 / mflr / addis @ha / addi @l: the link
- * register is clobbered) and stored with one std into the area's rseq_cs
- * field before start_ip; the 4 bytes before abort_ip are the signature
- * 0x0fe5000b ("twui r5,11") in native byte order; the handler lives in
- * section __rseq_failure.  The first load is followed by lwsync so that
- * the second cannot be satisfied before it (the membarrier check compares
- * two words written in order by another CPU).
+ * lib/abi/cs_ppc64le.h - the checks' own critical sections on 64-bit
+ * little-endian POWER (included by cs.c only): their bodies, built from
+ * cidkit/arch/ppc64le.h (descriptor, arming -- the link register is
+ * clobbered --, signature, spin-wait hint).  The first load is followed
+ * by lwsync so that the second cannot be satisfied before it (the
+ * membarrier check compares two words written in order by another CPU).
  *
  * Layout and parameters as in cs_x86_64.h; r18 counts the spins, r19
  * carries the counter, r17 the descriptor's address, cr7 the compares.
  */
-/* The signature before the abort handler (label 4): ret = -1, on to label 6. */
+/* The abort handler after the signature (label 4): ret = -1, on to 6. */
 #define ABI_CS_ABORT(SIG)                                                    \
-	".pushsection __rseq_failure, \"ax\"\n\t"                             \
-	".balign 4\n\t"                                                       \
-	".long " SIG "\n"                                                     \
-	"4:\n\t"                                                              \
-	"li %[ret], -1\n\t"                                                   \
-	"b 6f\n\t"                                                            \
+	CIDK__RSEQ_FAILURE(SIG)                                              \
+	"li %[ret], -1\n\t"                                                  \
+	"b 6f\n\t"                                                           \
 	".popsection\n"
-
-/* The descriptor's address into rseq_cs (*cs), PC-relative. */
-#define ABI_CS_ARM                                                           \
-	"bcl 20, 31, 9f\n"                                                    \
-	"9:\n\t"                                                              \
-	"mflr %%r17\n\t"                                                      \
-	"addis %%r17, %%r17, (3b - 9b)@ha\n\t"                                \
-	"addi %%r17, %%r17, (3b - 9b)@l\n\t"                                  \
-	"std %%r17, 0(%[cs])\n"
 
 #define ABI_CS_INC                                                           \
 	"ld %%r19, 0(%[count])\n\t"                                          \
 	"addi %%r19, %%r19, 1\n\t"                                           \
 	"std %%r19, 0(%[count])\n\t"
 
-#define ABI_CS_ASM(SECT, END, SIG, EARLY, LATE)                                 \
-	__asm__ __volatile__(ABI_CS_DESC(SECT, END)                              \
-			     ABI_CS_ARM                                      \
-			     "1:\n\t" EARLY                                  \
+/* The rseq_cs field as a memory operand (ABI_CS_START, cs.c). */
+#define ABI_CS_FIELD "0(%[cs])"
+
+#define ABI_CS_ASM(SECT, END, SIG, EARLY, LATE)                              \
+	__asm__ __volatile__(ABI_CS_START(SECT, END) EARLY                   \
 			     "lwz %[r1], 0(%[first])\n\t"                    \
 			     "lwsync\n"                                      \
 			     "7:\n\t"                                        \
@@ -63,17 +46,6 @@
 			     : "r17", "r18", "r19", "cr7", "lr", "memory")
 
 /*
- * The descriptors' section: __rseq_cs, except the no-sig variant's, kept
- * apart so that tools (and tests/unit/percpu_api.c) that validate every
- * descriptor of a binary do not find the deliberately wrong one.
- */
-#define ABI_CS_SECT_GOOD "__rseq_cs"
-#define ABI_CS_SECT_BROKEN "__rseq_cs_broken"
-
-#define ABI_CS_SIG_GOOD "0x0fe5000b"
-#define ABI_CS_SIG_BAD "0x0fe5000c"
-
-/*
  * The probe's section (cs.c: cidk__abi_cs_wait): publish the attempt id
  * (a plain store inside), spin until *rel holds it (at most @spins turns,
  * each with the SMT priority lowered and raised again, as the kernel's
@@ -82,17 +54,14 @@
  * (after the section, no commit: ret 1).
  */
 #define ABI_WAIT_ASM(SIG)                                                    \
-	__asm__ __volatile__(ABI_CS_DESC(ABI_CS_SECT_GOOD, "2f")                \
-			     ABI_CS_ARM                                      \
-			     "1:\n\t"                                        \
+	__asm__ __volatile__(ABI_CS_START(ABI_CS_SECT_GOOD, "2f")            \
 			     "stw %[id], 0(%[pub])\n\t"                      \
 			     "mr %%r18, %[spins]\n"                          \
 			     "5:\n\t"                                        \
 			     "lwz %%r19, 0(%[rel])\n\t"                      \
 			     "cmpw %%cr7, %%r19, %[id]\n\t"                  \
 			     "beq %%cr7, 8f\n\t"                             \
-			     "or 1, 1, 1\n\t"                                \
-			     "or 2, 2, 2\n\t"                                \
+			     CIDK__ARCH_RELAX_ASM "\n\t"                     \
 			     "addi %%r18, %%r18, -1\n\t"                     \
 			     "cmpdi %%cr7, %%r18, 0\n\t"                     \
 			     "bne %%cr7, 5b\n\t"                             \

@@ -1,29 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/abi/cs_riscv64.h - the checks' critical section on riscv64 (included
- * by cs.c only).
- *
- * The rseq ABI's rules on RISC-V, as cidkit/arch/riscv64.h keeps them
- * (sources named there): the descriptor (ABI_CS_DESC, cs.c), its address
- * formed with lla (auipc + addi) and stored with one sd into the area's
- * rseq_cs field before start_ip; the 4 bytes before abort_ip are the
- * signature 0xf1401073 ("csrw mhartid, x0", a trap in every mode); the
- * handler lives in section __rseq_failure and leaves with "jump 6f, t6"
- * (auipc + jalr, out of reach of nothing).  The first load is followed by
- * "fence r, r" so that the second cannot be satisfied before it (the
- * membarrier check compares two words written in order by another CPU).
+ * lib/abi/cs_riscv64.h - the checks' own critical sections on riscv64
+ * (included by cs.c only): their bodies, built from cidkit/arch/riscv64.h
+ * (descriptor, arming, signature, spin-wait hint).  The handler leaves
+ * with "jump 6f, t6" (auipc + jalr, out of reach of nothing).  The first
+ * load is followed by "fence r, r" so that the second cannot be satisfied
+ * before it (the membarrier check compares two words written in order by
+ * another CPU).
  *
  * Layout and parameters as in cs_x86_64.h; t5 counts the spins, t4
  * carries the counter, t6 the descriptor's address.
  */
-/* The signature before the abort handler (label 4): ret = -1, on to label 6. */
+/* The abort handler after the signature (label 4): ret = -1, on to 6. */
 #define ABI_CS_ABORT(SIG)                                                    \
-	".pushsection __rseq_failure, \"ax\"\n\t"                             \
-	".balign 4\n\t"                                                       \
-	".long " SIG "\n"                                                     \
-	"4:\n\t"                                                              \
-	"li %[ret], -1\n\t"                                                   \
-	"jump 6f, t6\n\t"                                                     \
+	CIDK__RSEQ_FAILURE(SIG)                                              \
+	"li %[ret], -1\n\t"                                                  \
+	"jump 6f, t6\n\t"                                                    \
 	".popsection\n"
 
 #define ABI_CS_INC                                                           \
@@ -31,11 +23,11 @@
 	"addi t4, t4, 1\n\t"                                                 \
 	"sd t4, 0(%[count])\n\t"
 
-#define ABI_CS_ASM(SECT, END, SIG, EARLY, LATE)                                 \
-	__asm__ __volatile__(ABI_CS_DESC(SECT, END)                              \
-			     "lla t6, 3b\n\t"                                \
-			     "sd t6, 0(%[cs])\n"                             \
-			     "1:\n\t" EARLY                                  \
+/* The rseq_cs field as a memory operand (ABI_CS_START, cs.c). */
+#define ABI_CS_FIELD "0(%[cs])"
+
+#define ABI_CS_ASM(SECT, END, SIG, EARLY, LATE)                              \
+	__asm__ __volatile__(ABI_CS_START(SECT, END) EARLY                   \
 			     "lw %[r1], 0(%[first])\n\t"                     \
 			     "fence r, r\n"                                  \
 			     "7:\n\t"                                        \
@@ -54,17 +46,6 @@
 			     : "t4", "t5", "t6", "memory")
 
 /*
- * The descriptors' section: __rseq_cs, except the no-sig variant's, kept
- * apart so that tools (and tests/unit/percpu_api.c) that validate every
- * descriptor of a binary do not find the deliberately wrong one.
- */
-#define ABI_CS_SECT_GOOD "__rseq_cs"
-#define ABI_CS_SECT_BROKEN "__rseq_cs_broken"
-
-#define ABI_CS_SIG_GOOD "0xf1401073"
-#define ABI_CS_SIG_BAD "0xf1401072"
-
-/*
  * The probe's section (cs.c: cidk__abi_cs_wait): publish the attempt id
  * (a plain store inside), spin until *rel holds it (at most @spins turns,
  * each with Zihintpause's pause, a no-op hint without it), then commit by
@@ -73,16 +54,13 @@
  * commit: ret 1).  The id is compared sign-extended, as lw loads it.
  */
 #define ABI_WAIT_ASM(SIG)                                                    \
-	__asm__ __volatile__(ABI_CS_DESC(ABI_CS_SECT_GOOD, "2f")                \
-			     "lla t6, 3b\n\t"                                \
-			     "sd t6, 0(%[cs])\n"                             \
-			     "1:\n\t"                                        \
+	__asm__ __volatile__(ABI_CS_START(ABI_CS_SECT_GOOD, "2f")            \
 			     "sw %[id], 0(%[pub])\n\t"                       \
 			     "mv t5, %[spins]\n"                             \
 			     "5:\n\t"                                        \
 			     "lw t4, 0(%[rel])\n\t"                          \
 			     "beq t4, %[id], 8f\n\t"                         \
-			     ".4byte 0x0100000f\n\t"                         \
+			     CIDK__ARCH_RELAX_ASM "\n\t"                     \
 			     "addi t5, t5, -1\n\t"                           \
 			     "bnez t5, 5b\n\t"                               \
 			     "j 9f\n"                                        \

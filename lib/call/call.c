@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cidkit/arch/select.h> /* cidk__cpu_relax() */
 #include <cidkit/call.h>
 
 #define SPIN_ITERS 4000 /* a few microseconds of polling */
@@ -41,23 +42,6 @@ struct cidk_call_domain {
 	int started, stop, sleeping, waiters, last_caller_cpu;
 	pthread_t thread;
 };
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ volatile("pause" ::: "memory");
-#elif defined(__aarch64__)
-	__asm__ volatile("yield" ::: "memory");
-#elif defined(__riscv)
-	/* Zihintpause's pause (fence w,0: a no-op hint without it) */
-	__asm__ volatile(".4byte 0x0100000f" ::: "memory");
-#elif defined(__powerpc64__)
-	/* the kernel's HMT_low(); HMT_medium(): SMT priority down, back up */
-	__asm__ volatile("or 1,1,1\n\tor 2,2,2" ::: "memory");
-#else
-	__asm__ volatile("" ::: "memory");
-#endif
-}
 
 static bool on_mask(const struct cidk_mask *m, int cpu)
 {
@@ -141,7 +125,7 @@ static void *worker(void *arg)
 					!atomic_load_explicit(&d->queued,
 							      memory_order_relaxed);
 			     i++)
-				cpu_relax();
+				cidk__cpu_relax();
 			pthread_mutex_lock(&d->lock);
 			if (d->head || d->stop)
 				continue;
@@ -233,7 +217,7 @@ void cidk_call_wait(struct cidk_call_req *req)
 				!atomic_load_explicit(&req->done,
 						      memory_order_acquire);
 		     i++)
-			cpu_relax();
+			cidk__cpu_relax();
 	/*
 	 * Always take the lock once: the worker touches the domain (not the
 	 * request) after setting done, and this orders our return after it.

@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cidkit/arch/select.h> /* cidk__cpu_relax() */
 #include <cidkit/mask.h>
 
 /* Where a step is in the source. */
@@ -368,21 +369,6 @@ CIDK__INLINE unsigned int cidk__mask_union_(struct cidk_mask *dst,
 #define cidk__mask_union(d, sr) cidk__mask_union_((d), (sr), CIDK__SITE)
 
 /* ---- locks: stand-ins for the kernel's runqueue lock and mm_cid mutex ------ */
-
-static inline void cidk__cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield" ::: "memory");
-#elif defined(__riscv)
-	/* Zihintpause's pause (fence w,0: a no-op hint without it) */
-	__asm__ volatile(".4byte 0x0100000f" ::: "memory");
-#elif defined(__powerpc64__)
-	/* the kernel's HMT_low(); HMT_medium(): SMT priority down, back up */
-	__asm__ volatile("or 1,1,1\n\tor 2,2,2" ::: "memory");
-#endif
-}
 
 /*
  * A test-and-test-and-set lock word (0 free, 1 held); after 64 pauses the

@@ -31,11 +31,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cidkit/arch/select.h> /* cidk__cpu_relax() */
 #include <cidkit/lease.h>
 
 #include "cid/cid_internal.h"
 #include "cid/lease_fast.h"
 #include "lease/lease_cpu.h"
+#include "topo/possible.h"
 
 /*
  * The lazy family's time, for leases: a thread reads the clock at a slow
@@ -235,29 +237,13 @@ static inline struct lease_rec *lookup(struct cidk_lease_domain *d,
 	return lookup_slow(d, create);
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield" ::: "memory");
-#elif defined(__riscv)
-	/* Zihintpause's pause (fence w,0: a no-op hint without it) */
-	__asm__ volatile(".4byte 0x0100000f" ::: "memory");
-#elif defined(__powerpc64__)
-	/* the kernel's HMT_low(); HMT_medium(): SMT priority down, back up */
-	__asm__ volatile("or 1,1,1\n\tor 2,2,2" ::: "memory");
-#endif
-}
-
 int cidk_lease_domain_create(const struct cidk_cid_params *p,
 			     unsigned int capacity,
 			     struct cidk_lease_domain **out)
 {
 	struct cidk_cid_params def;
 	struct cidk_lease_domain *d;
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	unsigned int possible = ncpu > 0 ? (unsigned int)ncpu : 1;
+	unsigned int possible = cidk__topo_nr_possible();
 	int rc = -ENOMEM;
 
 	if (!out || capacity > CIDK_MASK_MAX_BITS)
@@ -348,7 +334,7 @@ static __attribute__((noinline)) int enter_slow(struct cidk_lease_domain *d,
 		if (cid != -EAGAIN || !wait)
 			return cid;
 		if (spins < 64)
-			cpu_relax();
+			cidk__cpu_relax();
 		else
 			sched_yield();
 	}

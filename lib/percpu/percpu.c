@@ -40,6 +40,7 @@
 #include <cidkit/percpu.h>
 
 #include "abi/abi.h"
+#include "topo/possible.h"
 #include "rseq/rseq_own.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -71,37 +72,6 @@ static const char *why_cpu = "not chosen yet";
 static const char *why_cid = "not chosen yet";
 static unsigned int nr_copies = 1;
 static _Thread_local unsigned long aborts;
-
-/* The number of possible CPUs, from sysfs (ranges like "0-3,8"). */
-static unsigned int possible_cpus(void)
-{
-	char buf[4096];
-	unsigned int max = 0;
-	size_t n;
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
-	long conf = sysconf(_SC_NPROCESSORS_CONF);
-
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[n] = '\0';
-		for (char *p = buf; *p;) {
-			char *end;
-			unsigned long v = strtoul(p, &end, 10);
-
-			if (end == p)
-				break;
-			if (v + 1 > max && v < 1u << 20)
-				max = (unsigned int)v + 1;
-			p = end;
-			while (*p == '-' || *p == ',' || *p == '\n')
-				p++;
-		}
-	}
-	if (conf > 0 && (unsigned long)conf > max && conf < 1L << 20)
-		max = (unsigned int)conf;
-	return max ? max : 1;
-}
 
 /* CIDK_PERCPU: 'a' (atomic), 'r' (rseq, no probe) or 'p' (probe, the default). */
 static int env_choice(void)
@@ -196,10 +166,11 @@ static void choose(void)
 	int env = env_choice();
 
 	pthread_atfork(fork_prepare, fork_done, fork_done);
-	nr_copies = possible_cpus();
+	nr_copies = cidk__topo_nr_possible();
 	if (!CIDK_PERCPU_HAVE_RSEQ)
-		why = "no critical sections for this architecture "
-		      "(x86-64 and little-endian aarch64 only)";
+		why = "no critical sections for this architecture (x86-64, "
+		      "little-endian aarch64, riscv64, little-endian ppc64 "
+		      "and s390x only)";
 	else if (PERCPU_TSAN)
 		why = "ThreadSanitizer build (TSan cannot see rseq)";
 	else if (env == 'a')

@@ -29,14 +29,12 @@
 
 #include "rseq/rseq_own.h"
 
-/* The signature the kernel checks before an abort: the per-CPU sections'
- * (cidkit/arch/<arch>.h, the one home of each architecture's value, the
- * one glibc registers with), x86's where there are none. */
-#if CIDK_PERCPU_HAVE_RSEQ
-#define OWN_RSEQ_SIG CIDK_PERCPU_RSEQ_SIG
-#else
-#define OWN_RSEQ_SIG 0x53053053u
-#endif
+/*
+ * The signature the kernel checks before an abort: the per-CPU sections'
+ * (CIDK__RSEQ_SIG_DEFAULT, cidkit/arch/select.h: the one home of each
+ * architecture's value, the one glibc registers with).
+ */
+#define OWN_RSEQ_SIG CIDK__RSEQ_SIG_DEFAULT
 
 #define ORIG_FEATURE_SIZE 20u /* offsetof(struct rseq, node_id) */
 #define ORIG_AREA_SIZE 32u    /* the original registration size */

@@ -753,6 +753,73 @@ static int add_notes(struct reader *r, struct cidk_topo *t, bool no_possible,
 	return rc;
 }
 
+/*
+ * nr_cpu_ids, the kernel's count of possible CPUs: the last CPU of
+ * devices/system/cpu/possible plus one (the one home of that rule; see
+ * cidk_topo_read_nr_cpu_ids).  Before 2.6.27 (no such file) the cpuN folders
+ * are the possible CPUs: *@no_possible and *@listed are set and r->dirs
+ * holds them.  @m (CIDK_TOPO_MAX_CPUS wide) receives the possible CPUs.
+ * Returns nr_cpu_ids (>= 1) or a negative errno with r->err set.
+ */
+static int read_possible(struct reader *r, struct cidk_mask *m,
+			 bool *no_possible, bool *listed)
+{
+	unsigned int last;
+	int rc;
+
+	rc = read_file(r, "devices/system/cpu/possible", true);
+	if (rc == -ENOENT) {
+		/* before 2.6.27: the cpuN folders are the possible CPUs */
+		*no_possible = true;
+		if ((rc = list_cpu_dirs(r, "devices/system/cpu/possible")))
+			return rc;
+		*listed = true;
+		if (cidk_mask_empty(r->dirs)) {
+			cidk__topo_err(r->err, full(r, "devices/system/cpu/possible"),
+				       "missing (and no cpuN folders)");
+			return -ENOENT;
+		}
+		cidk_mask_copy(m, r->dirs);
+	} else if (rc) {
+		return rc;
+	} else if ((rc = parse_mask(r, false, m))) {
+		if (rc == -ERANGE)
+			cidk__topo_err(r->err, r->path,
+				       "more than %u CPUs", CIDK_TOPO_MAX_CPUS);
+		return rc;
+	}
+	last = cidk_mask_last(m);
+	if (last >= CIDK_TOPO_MAX_CPUS) {
+		cidk__topo_err(r->err, r->path, "no CPU listed");
+		return -EINVAL;
+	}
+	return (int)last + 1;
+}
+
+int cidk_topo_read_nr_cpu_ids(const char *root, struct cidk_topo_err *err)
+{
+	struct reader r = { .root = root ? root : "/sys", .err = err };
+	bool no_possible = false, listed = false;
+	struct cidk_mask *m;
+	int rc = -ENOMEM;
+
+	if (strlen(r.root) + MAX_REL >= sizeof(r.path)) {
+		cidk__topo_err(err, "", "root path too long (%zu bytes)",
+			       strlen(r.root));
+		return -ENAMETOOLONG;
+	}
+	m = cidk_mask_alloc(CIDK_TOPO_MAX_CPUS);
+	r.dirs = cidk_mask_alloc(CIDK_TOPO_MAX_CPUS);
+	if (m && r.dirs)
+		rc = read_possible(&r, m, &no_possible, &listed);
+	else
+		cidk__topo_err(err, r.root, "out of memory");
+	cidk_mask_free(m);
+	cidk_mask_free(r.dirs);
+	free(r.buf);
+	return rc;
+}
+
 int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 			 struct cidk_topo_err *err)
 {
@@ -785,35 +852,9 @@ int cidk_topo_from_sysfs(const char *root, struct cidk_topo **out,
 		cidk__topo_err(err, r.root, "out of memory");
 		goto out;
 	}
-	rc = read_file(&r, "devices/system/cpu/possible", true);
-	if (rc == -ENOENT) {
-		/* before 2.6.27: the cpuN folders are the possible CPUs */
-		no_possible = true;
-		if ((rc = list_cpu_dirs(&r, "devices/system/cpu/possible")))
-			goto out;
-		listed = true;
-		if (cidk_mask_empty(r.dirs)) {
-			cidk__topo_err(err, full(&r, "devices/system/cpu/possible"),
-				       "missing (and no cpuN folders)");
-			rc = -ENOENT;
-			goto out;
-		}
-		cidk_mask_copy(m, r.dirs);
-	} else if (rc) {
+	if ((rc = read_possible(&r, m, &no_possible, &listed)) < 0)
 		goto out;
-	} else if ((rc = parse_mask(&r, false, m))) {
-		if (rc == -ERANGE)
-			cidk__topo_err(err, r.path,
-				       "more than %u CPUs", CIDK_TOPO_MAX_CPUS);
-		goto out;
-	}
-	nr = cidk_mask_last(m);
-	if (nr >= CIDK_TOPO_MAX_CPUS) {
-		cidk__topo_err(err, r.path, "no CPU listed");
-		rc = -EINVAL;
-		goto out;
-	}
-	nr++;
+	nr = (unsigned int)rc;
 	cidk_mask_free(m);
 	m = cidk_mask_alloc(nr);
 	t = cidk_topo_alloc(nr);

@@ -12,7 +12,11 @@
 #      (percpu_use.c), one signature per descriptor, and at least one
 #      descriptor per call of percpu_use.c (every operation, the issue-37
 #      ones included, is a section on each architecture);
-#   4. mask.h's atomic bit operations compile, as C and as C++, to the
+#   4. lib/abi/cs.c's check sections assemble for the same five from the
+#      same headers, and no signature literal, descriptor section or
+#      spin-wait instruction is written in lib/ or include/ outside
+#      include/cidkit/arch/ (one home per architecture, issue 40);
+#   5. mask.h's atomic bit operations compile, as C and as C++, to the
 #      instructions of the C11 _Atomic code they replaced (atomic_ref.c):
 #      making the header C++-safe cost the C path nothing.
 #   headers.sh SOURCE_ROOT LIBCIDKIT_SO
@@ -108,6 +112,44 @@ for spec in "riscv64-linux-gnu:f1401073" "powerpc64le-linux-gnu:0b 00 e5 0f" \
 			[ "$descs" -ge "$calls" ]
 		ok $? "percpu.h's ${t%%-*} sections assemble, one or more per call: $mode" "$tmp/err"
 	done
+done
+
+# lib/abi's check sections are built from the same architecture headers
+# (cs.c's ABI_CS_START and the arch header's CIDK__RSEQ_FAILURE): for each
+# of the five, lib/abi/cs.c compiles and assembles, and its four good
+# descriptors (__rseq_cs) have four signatures before their handlers; the
+# no-sig variant's one descriptor lives in __rseq_cs_broken.
+for spec in "x86_64-linux-gnu:0f b9 3d 53 30 05 53" "aarch64-linux-gnu:d428bc00" \
+	"riscv64-linux-gnu:f1401073" "powerpc64le-linux-gnu:0b 00 e5 0f" \
+	"s390x-linux-gnu:b2 ff 0f ff"; do
+	t=${spec%%:*}
+	word=${spec#*:}
+	od=$t-objdump
+	command -v "$od" >/dev/null 2>&1 || od=objdump
+	# shellcheck disable=SC2086
+	$t-gcc -std=c11 -O2 $W -D_GNU_SOURCE -I"$SRC/include" -I"$SRC/lib" \
+		-c "$SRC/lib/abi/cs.c" -o "$tmp/cs.o" >"$tmp/err" 2>&1 &&
+		sigs=$($od -d -j __rseq_failure "$tmp/cs.o" | grep -c "$word") &&
+		descs=$(( $($od -h "$tmp/cs.o" |
+			awk '$2 == "__rseq_cs" { print "0x" $3 }') / 32 )) &&
+		broken=$(( $($od -h "$tmp/cs.o" |
+			awk '$2 == "__rseq_cs_broken" { print "0x" $3 }') / 32 )) &&
+		echo "signatures $sigs, descriptors $descs, broken $broken" >>"$tmp/err" &&
+		[ "$sigs" -eq 4 ] && [ "$descs" -eq 4 ] && [ "$broken" -eq 1 ]
+	ok $? "lib/abi/cs.c's ${t%%-*} sections from cidkit/arch: 4 signed, 1 broken" "$tmp/err"
+done
+
+# One home per architecture (issue 40): each rseq signature's literal, the
+# descriptor's sections and the spin-wait instructions are written in
+# include/cidkit/arch/ and nowhere else in the library (lib/, include/).
+home=$SRC/include/cidkit/arch
+for pat in 0x53053053 0xd428bc00 0xf1401073 0x0fe5000b 0xb2ff0fff \
+	'pushsection __rseq_cs' 'pushsection __rseq_failure' \
+	'"pause' '"yield' 'ia32_pause' 'or 1,1,1' '0x0100000f'; do
+	grep -rniF --include='*.[ch]' -- "$pat" "$SRC/lib" "$SRC/include" |
+		grep -v "^$home/" | grep -v ':[0-9]*: *\*' >"$tmp/err"
+	[ ! -s "$tmp/err" ]
+	ok $? "'$pat' in code only under include/cidkit/arch/" "$tmp/err"
 done
 
 # Instructions of each function, without addresses or padding.

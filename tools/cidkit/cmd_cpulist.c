@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <cidkit/mask.h>
+#include <cidkit/topo.h>
 
 #include "cli.h"
 #include "cmds.h"
@@ -31,34 +32,19 @@ static const struct opt_choice fmts[] = {
 };
 
 /*
- * This machine's possible CPUs: the last CPU of POSSIBLE + 1, into *@nbits.
- * 0, or CLI_EXIT_USAGE after one line.
+ * This machine's possible CPUs, the last CPU of POSSIBLE + 1
+ * (cidk_topo_read_nr_cpu_ids), into *@nbits.  0, or CLI_EXIT_USAGE after one
+ * line.
  */
 static int default_nbits(unsigned int *nbits)
 {
-	char buf[4096];
-	struct cidk_mask *m = cidk_mask_alloc(CIDK_MASK_MAX_BITS);
-	size_t n = 0, pos = 0;
-	FILE *f;
-	int rc;
+	struct cidk_topo_err err = { "", "" };
+	int nr = cidk_topo_read_nr_cpu_ids(NULL, &err);
 
-	if (!m)
-		return cli_error("cpulist: %s", strerror(ENOMEM));
-	f = fopen(POSSIBLE, "re");
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-	rc = f ? cidk_mask_parse_list(m, buf, &pos) : -errno;
-	*nbits = cidk_mask_last(m) + 1;
-	cidk_mask_free(m);
-	if (!f)
-		return cli_error("cpulist: no --nbits, and %s: %s", POSSIBLE,
-				 strerror(-rc));
-	if (rc || !*nbits || *nbits > CIDK_MASK_MAX_BITS)
-		return cli_error("cpulist: no --nbits, and %s does not read as a cpulist",
-				 POSSIBLE);
+	if (nr < 0)
+		return cli_error("cpulist: no --nbits, and %s: %s", err.path,
+				 err.msg);
+	*nbits = (unsigned int)nr;
 	return 0;
 }
 

@@ -53,31 +53,35 @@
 
 #define CIDK_PERCPU_HAVE_RSEQ 1
 
-/* The signature before every abort handler (arm64: brk #0x45e0). */
-#define CIDK_PERCPU_RSEQ_SIG 0xd428bc00u
+#include <cidkit/arch/common.h>
+
+/*
+ * The signature before every abort handler, the one literal of it (glibc
+ * registers the same): "brk #0x45e0", emitted with .inst so that it is an
+ * instruction word in code byte order, as the kernel reads it.
+ */
+#define CIDK__ARCH_RSEQ_SIG 0xd428bc00
+#define CIDK_PERCPU_RSEQ_SIG ((uint32_t)CIDK__ARCH_RSEQ_SIG)
+#define CIDK__ARCH_SIG_ASM(sig)                                               \
+	".balign 4\n\t"                                                       \
+	".inst " sig "\n"
+
+/* The spin-wait hint (cidk__cpu_relax, cidkit/arch/select.h). */
+#define CIDK__ARCH_RELAX_ASM "yield"
 
 #ifndef CIDK__PERCPU_INLINE
 #define CIDK__PERCPU_INLINE static inline __attribute__((always_inline))
 #endif
 
 /*
- * The descriptor (label 3), its address stored into rseq_cs by @store
- * (an str of x15), then start_ip (label 1).
+ * The descriptor's address (label 3, adrp + add :lo12:, in x15) stored
+ * into the rseq_cs field at the memory operand @cs_mem (CIDK__RSEQ_ARM,
+ * common.h).
  */
-#define CIDK__PERCPU_A64_ARM(store)                                           \
-	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
-	".balign 32\n"                                                        \
-	"3:\n\t"                                                              \
-	".long 0, 0\n\t"                                                      \
-	".quad 1f, 2f - 1f, 4f\n\t"                                           \
-	".popsection\n\t"                                                     \
-	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"                        \
-	".quad 3b\n\t"                                                        \
-	".popsection\n\t"                                                     \
+#define CIDK__ARCH_STORE_CS(cs_mem)                                           \
 	"adrp x15, 3b\n\t"                                                    \
 	"add x15, x15, :lo12:3b\n\t"                                          \
-	store "\n"                                                            \
-	"1:\n\t"
+	"str x15, " cs_mem "\n"
 
 /*
  * post_commit_ip (label 2), then the signature and the abort handler
@@ -85,10 +89,7 @@
  */
 #define CIDK__PERCPU_A64_END                                                  \
 	"2:\n\t"                                                              \
-	".pushsection __rseq_failure, \"ax\"\n\t"                             \
-	".balign 4\n\t"                                                       \
-	".inst 0xd428bc00\n"                                                  \
-	"4:\n\t"                                                              \
+	CIDK__RSEQ_FAILURE(CIDK__RSEQ_SIG_TEXT)                               \
 	"b %l[aborted]\n\t"                                                   \
 	".popsection\n\t"
 
@@ -98,7 +99,7 @@
  * the copy; load, add, store (the commit).
  */
 #define CIDK__PERCPU_A64_ADD(cs_op, ix_op)                                    \
-	CIDK__PERCPU_A64_ARM("str x15, " cs_op)                               \
+	CIDK__RSEQ_START(cs_op)                               \
 	"ldr w14, " ix_op "\n\t"                                              \
 	"cmp w14, %w[n]\n\t"                                                  \
 	"b.hs %l[range]\n\t"                                                  \
@@ -161,7 +162,7 @@ range:
  * one the caller read before) and leave to @moved when it changed.
  */
 #define CIDK__PERCPU_A64_BEGIN(off)                                           \
-	CIDK__PERCPU_A64_ARM("str x15, [%[a], #8]")                           \
+	CIDK__RSEQ_START("[%[a], #8]")                           \
 	"ldr w14, [%[a], #" off "]\n\t"                                       \
 	"cmp w14, %w[i]\n\t"                                                  \
 	"b.ne %l[moved]\n\t"

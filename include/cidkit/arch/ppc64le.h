@@ -51,36 +51,48 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cidkit/rseq.h> /* cidk__thread_pointer() */
+
 #define CIDK_PERCPU_HAVE_RSEQ 1
 
-/* The signature before every abort handler (twui r5,11). */
-#define CIDK_PERCPU_RSEQ_SIG 0x0fe5000bu
+#include <cidkit/arch/common.h>
+
+/*
+ * The signature before every abort handler, the one literal of it (glibc
+ * registers the same): "twui r5,11" (a trap), a 4-byte word in native
+ * (little-endian) byte order.
+ */
+#define CIDK__ARCH_RSEQ_SIG 0x0fe5000b
+#define CIDK_PERCPU_RSEQ_SIG ((uint32_t)CIDK__ARCH_RSEQ_SIG)
+#define CIDK__ARCH_SIG_ASM(sig)                                               \
+	".balign 4\n\t"                                                       \
+	".long " sig "\n"
+
+/*
+ * The spin-wait hint (cidk__cpu_relax, cidkit/arch/select.h): the
+ * kernel's HMT_low(); HMT_medium(), SMT priority down and back up.
+ */
+#define CIDK__ARCH_RELAX_ASM "or 1,1,1\n\tor 2,2,2"
 
 #ifndef CIDK__PERCPU_INLINE
 #define CIDK__PERCPU_INLINE static inline __attribute__((always_inline))
 #endif
 
 /*
- * The descriptor (label 3), its address (PC-relative through label 9)
- * stored into rseq_cs by @store (an std of r17), then start_ip (label 1).
+ * The descriptor's address (label 3, PC-relative through label 9, in r17;
+ * lr clobbered), then @store, the instruction that stores r17 into
+ * rseq_cs.  CIDK__ARCH_STORE_CS(cs_mem) (CIDK__RSEQ_ARM, common.h): an
+ * std to the memory operand @cs_mem; the counter's add stores with stdx.
  */
-#define CIDK__PERCPU_PPC_ARM(store)                                           \
-	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
-	".balign 32\n"                                                        \
-	"3:\n\t"                                                              \
-	".long 0, 0\n\t"                                                      \
-	".quad 1f, 2f - 1f, 4f\n\t"                                           \
-	".popsection\n\t"                                                     \
-	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"                        \
-	".quad 3b\n\t"                                                        \
-	".popsection\n\t"                                                     \
+#define CIDK__PERCPU_PPC_STORE(store)                                         \
 	"bcl 20, 31, 9f\n"                                                    \
 	"9:\n\t"                                                              \
 	"mflr %%r17\n\t"                                                      \
 	"addis %%r17, %%r17, (3b - 9b)@ha\n\t"                                \
 	"addi %%r17, %%r17, (3b - 9b)@l\n\t"                                  \
-	store "\n"                                                            \
-	"1:\n\t"
+	store "\n"
+
+#define CIDK__ARCH_STORE_CS(cs_mem) CIDK__PERCPU_PPC_STORE("std %%r17, " cs_mem)
 
 /*
  * post_commit_ip (label 2), then the signature and the abort handler
@@ -88,10 +100,7 @@
  */
 #define CIDK__PERCPU_PPC_END                                                  \
 	"2:\n\t"                                                              \
-	".pushsection __rseq_failure, \"ax\"\n\t"                             \
-	".balign 4\n\t"                                                       \
-	".long 0x0fe5000b\n"                                                  \
-	"4:\n\t"                                                              \
+	CIDK__RSEQ_FAILURE(CIDK__RSEQ_SIG_TEXT)                               \
 	"b %l[aborted]\n\t"                                                   \
 	".popsection\n\t"
 
@@ -103,7 +112,9 @@
  * offset from @base; load, add, store (the commit).
  */
 #define CIDK__PERCPU_PPC_ADD(cs_store, ix_load)                               \
-	CIDK__PERCPU_PPC_ARM(cs_store)                                        \
+	CIDK__RSEQ_CS_DESC_DEFAULT                                            \
+	CIDK__PERCPU_PPC_STORE(cs_store)                                      \
+	"1:\n\t"                                                              \
 	ix_load "\n\t"                                                        \
 	"cmplw %%cr7, %%r18, %[n]\n\t"                                        \
 	"bge- %%cr7, %l[range]\n\t"                                           \
@@ -167,7 +178,7 @@ range:
  * one the caller read before) and leave to @moved when it changed.
  */
 #define CIDK__PERCPU_PPC_BEGIN(off)                                           \
-	CIDK__PERCPU_PPC_ARM("std %%r17, 8(%[a])")                            \
+	CIDK__RSEQ_START("8(%[a])")                            \
 	"lwz %%r18, " off "(%[a])\n\t"                                        \
 	"cmpw %%cr7, %%r18, %[i]\n\t"                                         \
 	"bne- %%cr7, %l[moved]\n\t"

@@ -48,30 +48,36 @@
 
 #define CIDK_PERCPU_HAVE_RSEQ 1
 
-/* The signature before every abort handler (csrw mhartid, x0). */
-#define CIDK_PERCPU_RSEQ_SIG 0xf1401073u
+#include <cidkit/arch/common.h>
+
+/*
+ * The signature before every abort handler, the one literal of it:
+ * "csrw mhartid, x0" (a trap in every mode), a 4-byte word.
+ */
+#define CIDK__ARCH_RSEQ_SIG 0xf1401073
+#define CIDK_PERCPU_RSEQ_SIG ((uint32_t)CIDK__ARCH_RSEQ_SIG)
+#define CIDK__ARCH_SIG_ASM(sig)                                               \
+	".balign 4\n\t"                                                       \
+	".long " sig "\n"
+
+/*
+ * The spin-wait hint (cidk__cpu_relax, cidkit/arch/select.h): Zihintpause's
+ * pause, encoded so that any assembler takes it (fence w,0: a no-op hint
+ * on a core without the extension).
+ */
+#define CIDK__ARCH_RELAX_ASM ".4byte 0x0100000f"
 
 #ifndef CIDK__PERCPU_INLINE
 #define CIDK__PERCPU_INLINE static inline __attribute__((always_inline))
 #endif
 
 /*
- * The descriptor (label 3), its address stored into rseq_cs at @cs_op
- * (a memory operand), then start_ip (label 1).
+ * The descriptor's address (label 3, lla, in t6) stored into the rseq_cs
+ * field at the memory operand @cs_mem (CIDK__RSEQ_ARM, common.h).
  */
-#define CIDK__PERCPU_RV_ARM(cs_op)                                            \
-	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
-	".balign 32\n"                                                        \
-	"3:\n\t"                                                              \
-	".long 0, 0\n\t"                                                      \
-	".quad 1f, 2f - 1f, 4f\n\t"                                           \
-	".popsection\n\t"                                                     \
-	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"                        \
-	".quad 3b\n\t"                                                        \
-	".popsection\n\t"                                                     \
+#define CIDK__ARCH_STORE_CS(cs_mem)                                           \
 	"lla t6, 3b\n\t"                                                      \
-	"sd t6, " cs_op "\n"                                                  \
-	"1:\n\t"
+	"sd t6, " cs_mem "\n"
 
 /*
  * post_commit_ip (label 2), then the signature and the abort handler
@@ -79,10 +85,7 @@
  */
 #define CIDK__PERCPU_RV_END                                                   \
 	"2:\n\t"                                                              \
-	".pushsection __rseq_failure, \"ax\"\n\t"                             \
-	".balign 4\n\t"                                                       \
-	".long 0xf1401073\n"                                                  \
-	"4:\n\t"                                                              \
+	CIDK__RSEQ_FAILURE(CIDK__RSEQ_SIG_TEXT)                               \
 	"jump %l[aborted], t6\n\t"                                            \
 	".popsection\n\t"
 
@@ -92,7 +95,7 @@
  * load, add, store (the commit).
  */
 #define CIDK__PERCPU_RV_ADD(cs_op, ix_op)                                     \
-	CIDK__PERCPU_RV_ARM(cs_op)                                            \
+	CIDK__RSEQ_START(cs_op)                                            \
 	"lwu t5, " ix_op "\n\t"                                               \
 	"bgeu t5, %[n], %l[range]\n\t"                                        \
 	"mul t5, t5, %[stride]\n\t"                                           \
@@ -158,7 +161,7 @@ range:
  * @moved when it changed.
  */
 #define CIDK__PERCPU_RV_BEGIN(off)                                            \
-	CIDK__PERCPU_RV_ARM("8(%[a])")                                        \
+	CIDK__RSEQ_START("8(%[a])")                                        \
 	"lw t5, " off "(%[a])\n\t"                                            \
 	"bne t5, %[i], %l[moved]\n\t"
 

@@ -54,30 +54,35 @@
 
 #define CIDK_PERCPU_HAVE_RSEQ 1
 
-/* The signature before every abort handler (trap4 4095(%r0)). */
-#define CIDK_PERCPU_RSEQ_SIG 0xb2ff0fffu
+#include <cidkit/arch/common.h>
+
+/*
+ * The signature before every abort handler, the one literal of it:
+ * "trap4 4095(%r0)" (Linux never enables the trap, so it is an
+ * operation exception), a big-endian 4-byte word.
+ */
+#define CIDK__ARCH_RSEQ_SIG 0xb2ff0fff
+#define CIDK_PERCPU_RSEQ_SIG ((uint32_t)CIDK__ARCH_RSEQ_SIG)
+#define CIDK__ARCH_SIG_ASM(sig)                                               \
+	".balign 4\n\t"                                                       \
+	".long " sig "\n"
+
+/*
+ * No spin-wait hint on s390x (the kernel's cpu_relax() there is a
+ * compiler barrier): cidk__cpu_relax() is one.
+ */
 
 #ifndef CIDK__PERCPU_INLINE
 #define CIDK__PERCPU_INLINE static inline __attribute__((always_inline))
 #endif
 
 /*
- * The descriptor (label 3), its address stored into rseq_cs at @cs_op
- * (a memory operand), then start_ip (label 1).
+ * The descriptor's address (label 3, larl, in r0) stored into the rseq_cs
+ * field at the memory operand @cs_mem (CIDK__RSEQ_ARM, common.h).
  */
-#define CIDK__PERCPU_S390_ARM(cs_op)                                          \
-	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
-	".balign 32\n"                                                        \
-	"3:\n\t"                                                              \
-	".long 0, 0\n\t"                                                      \
-	".quad 1f, 2f - 1f, 4f\n\t"                                           \
-	".popsection\n\t"                                                     \
-	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"                        \
-	".quad 3b\n\t"                                                        \
-	".popsection\n\t"                                                     \
+#define CIDK__ARCH_STORE_CS(cs_mem)                                           \
 	"larl %%r0, 3b\n\t"                                                   \
-	"stg %%r0, " cs_op "\n"                                               \
-	"1:\n\t"
+	"stg %%r0, " cs_mem "\n"
 
 /*
  * post_commit_ip (label 2), then the signature and the abort handler
@@ -85,10 +90,7 @@
  */
 #define CIDK__PERCPU_S390_END                                                 \
 	"2:\n\t"                                                              \
-	".pushsection __rseq_failure, \"ax\"\n\t"                             \
-	".balign 4\n\t"                                                       \
-	".long 0xb2ff0fff\n"                                                  \
-	"4:\n\t"                                                              \
+	CIDK__RSEQ_FAILURE(CIDK__RSEQ_SIG_TEXT)                               \
 	"jg %l[aborted]\n\t"                                                  \
 	".popsection\n\t"
 
@@ -98,7 +100,7 @@
  * offset from @base; load, add, store (the commit).
  */
 #define CIDK__PERCPU_S390_ADD(cs_op, ix_op)                                   \
-	CIDK__PERCPU_S390_ARM(cs_op)                                          \
+	CIDK__RSEQ_START(cs_op)                                          \
 	"llgf %%r1, " ix_op "\n\t"                                            \
 	"clgr %%r1, %[n]\n\t"                                                 \
 	"jghe %l[range]\n\t"                                                  \
@@ -161,7 +163,7 @@ range:
  * one the caller read before) and leave to @moved when it changed.
  */
 #define CIDK__PERCPU_S390_BEGIN(off)                                          \
-	CIDK__PERCPU_S390_ARM("8(%[a])")                                      \
+	CIDK__RSEQ_START("8(%[a])")                                      \
 	"c %[i], " off "(%[a])\n\t"                                           \
 	"jgne %l[moved]\n\t"
 

@@ -7,8 +7,12 @@
  *
  * What an architecture header provides (the generic layer in percpu.h
  * calls nothing else):
+ *   the pieces cidkit/arch/common.h builds every section from, each
+ *   written once here: CIDK__ARCH_RSEQ_SIG (the signature's one literal),
+ *   CIDK__ARCH_SIG_ASM(sig), CIDK__ARCH_STORE_CS(cs_mem) and
+ *   CIDK__ARCH_RELAX_ASM (the spin-wait hint of cidk__cpu_relax());
  *   CIDK_PERCPU_HAVE_RSEQ 1, CIDK_PERCPU_RSEQ_SIG (the signature before
- *   every abort handler, as a 32-bit value in memory),
+ *   every abort handler, as a uint32_t),
  *   cidk__percpu_cs_add(base, stride, n, delta, rs, mm_cid)
  *   cidk__percpu_cs_add_at(base, stride, n, delta, cs, ix)
  *   cidk__percpu_cs_cmpeqv_storev(v, expect, newv, i, rs, mm_cid)
@@ -77,8 +81,21 @@
 
 #define CIDK_PERCPU_HAVE_RSEQ 1
 
-/* The signature before every abort handler (x86: ud1 <sig>(%rip),%edi). */
-#define CIDK_PERCPU_RSEQ_SIG 0x53053053u
+#include <cidkit/arch/common.h>
+
+/*
+ * The signature before every abort handler, the one literal of it (glibc
+ * registers the same): the 4-byte displacement of "ud1 <sig>(%rip), %edi"
+ * (0f b9 3d), so that a disassembler sees one trapping instruction.
+ */
+#define CIDK__ARCH_RSEQ_SIG 0x53053053
+#define CIDK_PERCPU_RSEQ_SIG ((uint32_t)CIDK__ARCH_RSEQ_SIG)
+#define CIDK__ARCH_SIG_ASM(sig)                                               \
+	".byte 0x0f, 0xb9, 0x3d\n\t"                                          \
+	".long " sig "\n"
+
+/* The spin-wait hint (cidk__cpu_relax, cidkit/arch/select.h). */
+#define CIDK__ARCH_RELAX_ASM "pause"
 
 /*
  * The compilers count each line of an asm statement as an instruction when
@@ -90,29 +107,19 @@
 #endif
 
 /*
- * The descriptor, its address stored into rseq_cs (@cs_op: that field's
- * address relative to %fs), then start_ip (label 1).
+ * The descriptor's address (label 3, RIP-relative) stored into the
+ * rseq_cs field at the memory operand @cs_mem (CIDK__RSEQ_ARM,
+ * cidkit/arch/common.h).  Scratch: rax.
  */
-#define CIDK__PERCPU_CS_ARM(cs_op)                                            \
-	".pushsection __rseq_cs, \"aw\"\n\t"                                  \
-	".balign 32\n"                                                        \
-	"3:\n\t"                                                              \
-	".long 0, 0\n\t"                                                      \
-	".quad 1f, 2f - 1f, 4f\n\t"                                           \
-	".popsection\n\t"                                                     \
-	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"                        \
-	".quad 3b\n\t"                                                        \
-	".popsection\n\t"                                                     \
+#define CIDK__ARCH_STORE_CS(cs_mem)                                           \
 	"leaq 3b(%%rip), %%rax\n\t"                                           \
-	"movq %%rax, %%fs:" cs_op "\n"                                        \
-	"1:\n\t"
+	"movq %%rax, " cs_mem "\n"
+
+/* The field at @op (an offset from %fs, as text) as a memory operand. */
+#define CIDK__PERCPU_CS_ARM(op) CIDK__RSEQ_START("%%fs:" op)
 
 /* The signature the kernel checks before the abort handler (label 4). */
-#define CIDK__PERCPU_CS_ABORT                                                 \
-	".pushsection __rseq_failure, \"ax\"\n\t"                             \
-	".byte 0x0f, 0xb9, 0x3d\n\t"                                          \
-	".long 0x53053053\n"                                                  \
-	"4:\n\t"
+#define CIDK__PERCPU_CS_ABORT CIDK__RSEQ_FAILURE(CIDK__RSEQ_SIG_TEXT)
 
 #define CIDK__PERCPU_CS_BEGIN(off_op)                                         \
 	CIDK__PERCPU_CS_ARM("8(%[rs])")                                       \
