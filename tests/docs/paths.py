@@ -330,16 +330,16 @@ def self_test(root):
     res = []
     tmp = tempfile.mkdtemp()
     try:
-        for f in ("lib/util/prng.c", "lib/util/stats.c", "include/x/a.h",
+        for f in ("labutil/prng.c", "labutil/stats.c", "include/x/a.h",
                   "docs/a.md", "scripts/tool", "lib/cid/x.c"):
             os.makedirs(os.path.dirname(os.path.join(tmp, f)), exist_ok=True)
             open(os.path.join(tmp, f), "w").close()
         open(os.path.join(tmp, "README.md"), "w").write(
-            "See `lib/util/{prng,stats}.c`, include/x/<arch>.h, `lib/cid/`,\n"
+            "See `labutil/{prng,stats}.c`, include/x/<arch>.h, `lib/cid/`,\n"
             "lib/cid/*.c, scripts/tool, [a](docs/a.md), /sys/lib/nope.c,\n"
             "build/cidkit and ../lib/nope.c.\n")
         open(os.path.join(tmp, "docs", "a.md"), "w").write(
-            "# A heading, `x` (y)\n[r](../README.md), lib/util/prng.c, "
+            "# A heading, `x` (y)\n[r](../README.md), labutil/prng.c, "
             "[h](#a-heading-x-y), [h](a.md#a-heading-x-y).\n")
         r = check(tmp)
         res.append((all(ok for ok, _, _ in r),
@@ -350,11 +350,11 @@ def self_test(root):
             f.write("/* as lib/cid/gone.c does */\n"
                     "static const char *s = \"lib/cid/not-a-comment.c\";\n")
         with open(os.path.join(tmp, "docs", "a.md"), "a") as f:
-            f.write("See lib/util/{prng,gone}.c and [b](b.md), [c](#nope).\n")
+            f.write("See labutil/{prng,gone}.c and [b](b.md), [c](#nope).\n")
         r = check(tmp)
         det = [d for _, _, dd in r for d in dd]
         want = ["lib/cid/y.c:1: names lib/cid/gone.c, which does not exist",
-                "docs/a.md:3: names lib/util/{prng,gone}.c, which does not "
+                "docs/a.md:3: names labutil/{prng,gone}.c, which does not "
                 "exist",
                 "docs/a.md:3: names docs/b.md, which does not exist",
                 "docs/a.md:3: names docs/a.md#nope, which does not exist"]
