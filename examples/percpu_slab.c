@@ -76,6 +76,7 @@ static struct object *objects;
 static long nobjects, ops = 20000;
 static atomic_long doubled, resizes, aborts;
 static atomic_int stop;
+static atomic_int resized; /* the round's first resize is done */
 
 /* The central list: what does not fit in a slab. */
 static pthread_mutex_t central_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -205,6 +206,10 @@ static void *worker(void *arg)
 	unsigned int n = 0;
 	uint64_t r = (uint64_t)(uintptr_t)arg * 0x9e3779b97f4a7c15ull + 1;
 
+	/* start once the resizer has fenced a CPU: every round then runs its
+	   operations beside resizes, however the threads are scheduled */
+	while (!atomic_load(&resized))
+		sched_yield();
 	for (long i = 0; i < ops; i++) {
 		unsigned int k, got;
 
@@ -269,7 +274,11 @@ static void *resizer(void *arg)
 	(void)arg;
 	while (!atomic_load(&stop)) {
 		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-		if (resize((unsigned int)(r % ncpu), 2 + (unsigned int)(r >> 8) % (CAP - 1)))
+		int failed = resize((unsigned int)(r % ncpu),
+				    2 + (unsigned int)(r >> 8) % (CAP - 1));
+
+		atomic_store(&resized, 1);
+		if (failed)
 			return (void *)1;
 		sched_yield();
 	}
@@ -346,6 +355,7 @@ int main(int argc, char **argv)
 		long bad;
 
 		atomic_store(&stop, 0);
+		atomic_store(&resized, 0);
 		pthread_create(&rt, NULL, resizer, NULL);
 		for (long k = 0; k < threads; k++)
 			pthread_create(&t[k], NULL, worker, (void *)(uintptr_t)(k + round * 1000));

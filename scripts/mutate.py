@@ -50,7 +50,7 @@ without running.  --every-run is the slow judge, for comparison.
                                            make check's sample)
   mutate.py run [--sample N] [--jobs J] [--ids ID,...] [--out JSON]
                 [--gen N] [--build DIR]    judge them
-  mutate.py report JSON... [--doc docs/check.md] [--load TEXT]
+  mutate.py report JSON... [--doc docs/check-results.md] [--load TEXT]
                                            the per-file score (and the
                                            doc's table, between <!-- mutants
                                            --> markers); later JSONs (reruns)

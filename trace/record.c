@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cidkit/topo.h>
 #include <cidkit/trace.h>
 
 /*
@@ -481,7 +482,10 @@ int cidk_trace_record(const struct cidk_trace_record_params *p,
 
 	memset(res, 0, sizeof(*res));
 	res->tgid = -1;
-	r.ncpu = (unsigned int)get_nprocs_conf();
+	/* CPU numbers are below nr_cpu_ids, the library's one count of the
+	   possible CPUs (get_nprocs_conf() may count fewer on a sparse list) */
+	rc = cidk_topo_read_nr_cpu_ids(NULL, NULL);
+	r.ncpu = rc > 0 ? (unsigned int)rc : (unsigned int)get_nprocs_conf();
 	r.cpus = calloc(r.ncpu ? r.ncpu : 1, 1);
 	if (!r.cpus || !line)
 		rc = fail(res, CIDK_TRACE_REC_SETUP, ENOMEM, "%s",

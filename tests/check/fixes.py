@@ -138,7 +138,7 @@ def main():
     doc = open(sys.argv[2]).read()
     shown = doc.split("<!-- fixes -->\n", 1)[1].split("\n<!-- /fixes -->", 1)[0]
     same = shown.strip() == text.strip()
-    tap.append((same, "docs/check.md: the fix table shown is the command's "
+    tap.append((same, "docs/check-results.md: the fix table shown is the command's "
                 "output now"))
     for good, what in tap[:-1]:
         ok(good, what)

@@ -82,7 +82,7 @@ def main():
        "violations exactly where published" if not bad else
        f"unexpected verdicts: {bad}")
     ok(shown.strip() == text.strip(),
-       "docs/check.md: the matrix shown is the command's output now "
+       "docs/check-results.md: the matrix shown is the command's output now "
        "(docs freshness, not a test of the counts)", detail=text)
     return done()
 

@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include <cidkit/lease.h>
+#include <cidkit/arch/select.h>
 
 #include "cidkit_lab.h" /* the library's lab-only interface */
 
@@ -68,12 +69,10 @@ static atomic_uint bad_cid, stop, base_up;
 static uint64_t deadline;
 static pthread_barrier_t wave_met; /* the whole wave has joined the mm */
 
+/* the library's one spin-wait hint per architecture (cidkit/arch/) */
 static inline void relax(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-	__asm__ volatile("" ::: "memory");
+	cidk__cpu_relax();
 }
 
 /* One lease: false when the deadline passed before a CID came free. */

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include <cidkit/cid.h>
+#include <cidkit/arch/select.h>
 
 #include "cidkit_lab.h" /* the library's lab-only interface */
 
@@ -76,12 +77,10 @@ static atomic_uint bad, lone, finished;
 static pthread_barrier_t phase;
 static struct worker w[NTH];
 
+/* the library's one spin-wait hint per architecture (cidkit/arch/) */
 static inline void relax(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-	__asm__ volatile("" ::: "memory");
+	cidk__cpu_relax();
 }
 
 static void one(struct worker *me, unsigned int i)

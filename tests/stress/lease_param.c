@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cidkit/lease.h>
+#include <cidkit/arch/select.h>
 
 #include "cidkit_lab.h" /* the library's lab-only interface */
 
@@ -38,12 +39,10 @@ static unsigned int capacity;
 static atomic_uint bad_cid, max_seen;
 static pthread_barrier_t barrier;
 
+/* the library's one spin-wait hint per architecture (cidkit/arch/) */
 static inline void relax(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-	__asm__ volatile("" ::: "memory");
+	cidk__cpu_relax();
 }
 
 static void *worker(void *arg)

@@ -423,7 +423,8 @@ static int run_wave(struct worker *w, unsigned int n, uint64_t ms_ns,
 int cmd_cid(int argc, char **argv)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	/* the library's one count of possible CPUs (nr_cpu_ids) */
+	unsigned int possible = cidk_percpu_nr_copies();
 	unsigned int n = 0, ms = 1000, nbits, bound;
 	struct cidk_mask *allowed = NULL, *cpus = NULL, *cids = NULL;
 	struct worker *w = NULL;
@@ -452,14 +453,14 @@ int cmd_cid(int argc, char **argv)
 	rc = CLI_EXIT_FAIL;
 	if (online < 1)
 		online = 1;
-	if (conf < online)
-		conf = online;
+	if (possible < (unsigned int)online)
+		possible = (unsigned int)online;
 	if (!n)
 		n = 2u * (unsigned int)online > MAX_THREADS
 			    ? MAX_THREADS
 			    : 2u * (unsigned int)online;
 	/* mm_cids stay below the possible CPUs and the thread count. */
-	nbits = (unsigned int)conf > n + 1 ? (unsigned int)conf : n + 1;
+	nbits = possible > n + 1 ? possible : n + 1;
 
 	cidk_rseq_info(&info);
 	cidk__prng_seed(&rng, 0x5eedc1d0u);
