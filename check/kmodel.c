@@ -186,6 +186,11 @@ const char *kmodel_version(void)
 	return K ? kversion : NULL;
 }
 
+const struct kops *kmodel_ops(void)
+{
+	return K;
+}
+
 static uint64_t task_cpus(const struct scenario *s, unsigned int i)
 {
 	return scn_task_cpus(s, i);

@@ -12,6 +12,7 @@
 #include "scenario.h"
 
 struct kmodel; /* opaque */
+struct kops;   /* check/kernel/kops.h */
 
 /* What to build: a tree or a Debian version, patches ("-FILE": reversed,
  * comma-separated), a planted one-line change (FILE:OLD=>NEW). */
@@ -31,6 +32,9 @@ int kmodel_build(const struct kbuild *b, char *why, size_t len);
 int kmodel_load(const char *so, char *why, size_t len);
 /* The loaded tree's version ("7.2.13"), or NULL: nothing loaded. */
 const char *kmodel_version(void);
+/* The loaded object's operations (check/kernel/kops.h), or NULL: for a
+ * driver of its own (check/kreplay.c). */
+const struct kops *kmodel_ops(void);
 
 /* A model of @s on the loaded kernel code, filling @m: 0, -ENOENT
  * (nothing loaded), -EINVAL (too many tasks or CPUs), -ENOMEM. */

@@ -34,6 +34,7 @@
 #include "opt.h"
 #include "report.h"
 #include "fromtrace.h"
+#include "kreplay.h"
 #include "scenario.h"
 #include "shard.h"
 #include "shardio.h"
@@ -593,13 +594,39 @@ static int check_scale_opts(struct opts *o)
 	return 0;
 }
 
+/* --trace-cids: the recorded schedule alone on the kernel's code
+ * (kreplay.h); 0 every rseq_update agrees, 1 else, 2 bad input. */
+static int do_trace_cids(const struct opts *o)
+{
+	struct kreplay_result *r = malloc(sizeof(*r));
+	char why[512];
+	int rc;
+
+	if (!r)
+		return cli_error("check: out of memory");
+	rc = kreplay_run(o->from_trace, r, why, sizeof(why));
+	if (rc) {
+		free(r);
+		return cli_error("check: --trace-cids: %s", why);
+	}
+	kreplay_print(o->from_trace, r, o->json);
+	rc = r->agree == r->rseq_updates && !r->bug[0] && !r->stopped ? 0 : 1;
+	free(r);
+	return rc;
+}
+
 /* --from-trace: its scenario text, and it stands for --scenario. */
 static int from_trace_opt(struct opts *o)
 {
 	const char *rep;
 	char why[512];
 
-	if (!o->from_trace)
+	if (o->trace_cids && (!o->from_trace || (!o->kb.tree && !o->kb.source) ||
+			      o->scenario || o->replay || o->c.random))
+		return cli_error("check: --trace-cids needs --from-trace and "
+				 "--kernel-source or --kernel-tree, and takes no "
+				 "--scenario, --replay or --random");
+	if (!o->from_trace || o->trace_cids)
 		return 0;
 	if (o->scenario)
 		return cli_error("check: --from-trace and --scenario exclude "
@@ -627,6 +654,12 @@ static int parse(int argc, char **argv, struct opts *o)
 			     "the scenario of a schedule `cidkit trace record` "
 			     "wrote (ftrace text): its thread group's tasks and "
 			     "events, the first 16; printed after the verdict") },
+		{ OPT_FLAG("trace-cids", 0, &o->trace_cids,
+			   "with --from-trace and --kernel-source/--kernel-tree: "
+			   "no search; the recorded schedule alone, one event at "
+			   "a time, through the kernel's code, and each "
+			   "rseq_update's mm_cid compared with its CID (exit 1: "
+			   "one differs; docs/check-kernel.md)") },
 		{ OPT_UINT("preemptions", 0, &o->c.preemptions, 0, 8, "N",
 			   "at most N explorer switches per schedule: the "
 			   "explorer runs another task's step while the "
@@ -817,6 +850,8 @@ int main(int argc, char **argv)
 		return litmus_table(stdout, o.c.weak_bound) ? 1 : 0;
 	if (o.gen.n)
 		return gen_run(&o.gen, &o.c);
+	if (o.trace_cids)
+		return do_trace_cids(&o);
 	rc = do_check(&o);
 	free(o.trace_text);
 	return rc;

@@ -46,6 +46,7 @@ struct opts {
 	struct gen_opts gen; /* --generate (gen.h) */
 	const char *from_trace;	/* --from-trace (fromtrace.h) */
 	char *trace_text;	/* its scenario file */
+	bool trace_cids;	/* --trace-cids (kreplay.h) */
 };
 
 struct run {

@@ -67,6 +67,11 @@ static bool kchk_clone_vm[KOPS_MAX_TASKS];
 static bool kchk_resetting;
 static struct task_struct *kchk_reset_cur;
 static unsigned int kchk_reset_cpu;
+/* driven (kops.h): the task of the event that runs, the worker's index
+ * kchk_ntasks; what to call when a wait cannot end */
+static bool kchk_driven;
+static unsigned int kchk_op;
+static void (*kchk_stuck)(void);
 
 #define KMM ((struct mm_struct *)kchk_mm_buf)
 
@@ -78,13 +83,14 @@ struct task_struct *kchk_current(void)
 
 	if (kchk_resetting)
 		return kchk_reset_cur;
-	tid = chk_self();
+	tid = kchk_driven ? kchk_op : chk_self();
 	return tid < kchk_ntasks ? &kchk_tasks[tid] : &kchk_kworker;
 }
 
 unsigned int kchk_this_cpu(void)
 {
-	return kchk_resetting ? kchk_reset_cpu : kchk_exec_cpu[chk_self()];
+	return kchk_resetting ? kchk_reset_cpu :
+	       kchk_exec_cpu[kchk_driven ? kchk_op : chk_self()];
 }
 
 void *kchk_alloc_percpu(size_t size)
@@ -124,11 +130,23 @@ bool kchk_queue(_Atomic unsigned int *pending, const struct cidk__site *s)
 	return !old;
 }
 
+/* cpu_relax(): the explorer's spin point; driven, nobody else runs, so
+ * the wait never ends: reported, and the driver stops */
+void kchk_relax(const struct cidk__site *s)
+{
+	if (kchk_driven) {
+		kchk_bug(s, "a wait that cannot end (the replay runs one event "
+			 "at a time)");
+		kchk_stuck();
+	}
+	cidk__spin_wait_(s);
+}
+
 /* wait until @word is 0 (another thread clears it) */
 void kchk_wait_clear(_Atomic unsigned int *word, const struct cidk__site *s)
 {
 	while (kchk_load(word, sizeof(*word), s))
-		cidk__spin_wait_(s);
+		kchk_relax(s);
 }
 
 struct task_struct *kchk_next_thread(struct task_struct *p, struct task_struct *t)
@@ -203,6 +221,7 @@ static void k_in(unsigned int tid, unsigned int cpu)
 	struct task_struct *p = &kchk_tasks[tid], *prev;
 	struct rq *rq = cpu_rq(cpu);
 
+	kchk_op = tid;
 	if (p->cpu != cpu) /* (its own word: only it and the walks read it) */
 		kchk_wake_to(p, cpu);
 	kchk_exec_cpu[tid] = cpu;
@@ -219,6 +238,7 @@ static void k_out(unsigned int tid)
 	unsigned int cpu = kchk_exec_cpu[tid];
 	struct rq *rq = cpu_rq(cpu);
 
+	kchk_op = tid;
 	kchk_rq_lock(rq);
 	rq->curr = &kchk_idle[cpu];
 	mm_cid_switch_to(p, &kchk_idle[cpu]);
@@ -229,6 +249,7 @@ static void k_exit(unsigned int tid, int cpu)
 {
 	struct task_struct *p = &kchk_tasks[tid];
 
+	kchk_op = tid;
 	if (cpu >= 0)
 		k_in(tid, (unsigned int)cpu);
 	sched_mm_cid_exit(p);	/* do_exit() */
@@ -241,6 +262,7 @@ static void k_fork(unsigned int tid, unsigned int child, bool clone_vm)
 {
 	struct task_struct *p = &kchk_tasks[tid], *c = &kchk_tasks[child];
 
+	kchk_op = tid;
 	kchk_clone_vm[child] = clone_vm;
 	kchk_exec_cpu[tid] = p->cpu;
 	c->cpu = p->cpu;	/* sched_fork(): the parent's CPU */
@@ -256,7 +278,49 @@ static void k_fork(unsigned int tid, unsigned int child, bool clone_vm)
 
 static void k_migrate(unsigned int tid, unsigned int cpu)
 {
+	kchk_op = tid;
 	kchk_wake_to(&kchk_tasks[tid], cpu);
+}
+
+/* __schedule() on @cpu from @prev to @next, both of the mm: rq lock,
+ * rq->curr = next, context_switch() -> mm_cid_switch_to(prev, next),
+ * finish_task_switch() unlocks (kernel/sched/core.c) */
+static void k_switch_to(unsigned int prev, unsigned int next, unsigned int cpu)
+{
+	struct task_struct *p = &kchk_tasks[prev], *n = &kchk_tasks[next];
+	struct rq *rq = cpu_rq(cpu);
+
+	kchk_op = next;
+	if (n->cpu != cpu)
+		kchk_wake_to(n, cpu);
+	kchk_exec_cpu[next] = cpu;
+	kchk_rq_lock(rq);
+	rq->curr = n;
+	mm_cid_switch_to(p, n);
+	kchk_rq_unlock(rq);
+}
+
+static void k_task_init(struct task_struct *t, int id);
+
+/* kernel/fork.c: dup_task_struct() (the parent's allowed CPUs and CPU;
+ * the child's CID UNSET, inactive, on no list) */
+static void k_dup(unsigned int parent, unsigned int child)
+{
+	struct task_struct *p = &kchk_tasks[parent], *c = &kchk_tasks[child];
+
+	k_task_init(c, (int)child);
+	c->mm = KMM;
+	c->cpus_mask = p->cpus_mask;
+	c->nr_cpus_allowed = p->nr_cpus_allowed;
+	c->cpu = p->cpu;
+	kchk_visible[child] = 0;
+	kchk_clone_vm[child] = false;
+}
+
+static void k_drive(void (*stuck)(void))
+{
+	kchk_driven = true;
+	kchk_stuck = stuck;
 }
 
 static void k_affinity(unsigned int tid, uint64_t mask)
@@ -265,6 +329,7 @@ static void k_affinity(unsigned int tid, uint64_t mask)
 	struct kchk_guard g;
 	struct cpumask m = { { (unsigned long)mask } };
 
+	kchk_op = tid;
 	g = kchk_task_rq_lock(p, KSITE);
 	cpumask_copy(&p->cpus_mask, &m);
 	p->nr_cpus_allowed = cpumask_weight(&m);
@@ -278,6 +343,7 @@ static bool k_work(void)
 	struct mm_mm_cid *mc = &KMM->mm_cid;
 	unsigned int one = 1;
 
+	kchk_op = kchk_ntasks;
 	if (kchk_load(&mc->irq_work.pending, 4, KSITE)) {
 		cidk__chk_before(KSITE, CIDK__ACC(CIDK__OP_RMW, 4, CIDK__MO_SC),
 				 &mc->irq_work.pending);
@@ -501,13 +567,13 @@ static size_t k_block(unsigned int i, const void **p)
 		return kchk_nr_cpus * sizeof(kchk_idle[0]);
 	case 5:
 		*p = kchk_exec_cpu;
-		return sizeof(kchk_exec_cpu);
+		return (kchk_ntasks + 1) * sizeof(kchk_exec_cpu[0]);
 	case 6:
 		*p = kchk_bugmsg;
 		return sizeof(kchk_bugmsg);
 	case 7:
 		*p = kchk_visible;
-		return sizeof(kchk_visible);
+		return kchk_ntasks * sizeof(kchk_visible[0]);
 	default:
 		return 0;
 	}
@@ -524,6 +590,9 @@ const struct kops kchk_ops = {
 	.exit = k_exit,
 	.migrate = k_migrate,
 	.affinity = k_affinity,
+	.switch_to = k_switch_to,
+	.dup = k_dup,
+	.drive = k_drive,
 	.work = k_work,
 	.view = k_view,
 	.addr_name = k_addr_name,

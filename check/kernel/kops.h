@@ -10,6 +10,13 @@
  * scenario's task @tid; thread @ntasks (when asked for) is the worker
  * that runs the irq_work and the work item.  The view is read outside the
  * threads (properties, dump), plainly.
+ *
+ * Driven (check/kreplay.c: a recorded schedule, one event at a time, no
+ * explorer): after drive(), each event runs whole in the caller's thread
+ * with `current` the task the event names (the worker for work()), and a
+ * wait that cannot end in a sequential run (mm_get_cid()'s retry loop,
+ * irq_work_sync()) records a report in the view's bug and calls @stuck,
+ * which must not return (the driver longjmp()s out and stops).
  */
 #ifndef CIDKIT_CHECK_KERNEL_KOPS_H
 #define CIDKIT_CHECK_KERNEL_KOPS_H
@@ -18,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KOPS_ABI 2
-#define KOPS_MAX_TASKS 8
+#define KOPS_ABI 3
+#define KOPS_MAX_TASKS 64 /* the explorer runs at most 8; a trace replay more */
 #define KOPS_MAX_CPUS 64
 #define KOPS_NONE 0xffffffffu
 
@@ -61,6 +68,14 @@ struct kops {
 	void (*exit)(unsigned int tid, int cpu);
 	void (*migrate)(unsigned int tid, unsigned int cpu);
 	void (*affinity)(unsigned int tid, uint64_t mask);
+	/* context_switch() on @cpu from @prev to @next, both tasks of the mm
+	 * (in and out go through the CPU's idle task instead) */
+	void (*switch_to)(unsigned int prev, unsigned int next, unsigned int cpu);
+	/* dup_task_struct(): task @child made afresh from @parent (its
+	 * allowed CPUs; CID unset, inactive, on no list), before fork() */
+	void (*dup)(unsigned int parent, unsigned int child);
+	/* from now on, driven (above); for the process's life */
+	void (*drive)(void (*stuck)(void));
 	/* the worker: runs what is queued; false when nothing was */
 	bool (*work)(void);
 	void (*view)(struct kview *v);

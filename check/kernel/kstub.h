@@ -128,8 +128,10 @@ static inline void kchk_fence(const struct cidk__site *s)
 #define smp_mb() kchk_fence(KSITE)
 #define barrier() __asm__ volatile("" ::: "memory")
 
-/* cpu_relax() in a retry loop: a liveness point (no progress, no rerun) */
-#define cpu_relax() cidk__spin_wait_(KSITE)
+/* cpu_relax() in a retry loop: a liveness point (no progress, no rerun);
+ * driven (kops.h), a wait that cannot end: stops the replay (kcontext.c) */
+void kchk_relax(const struct cidk__site *s);
+#define cpu_relax() kchk_relax(KSITE)
 
 /* ---- locks: raw_spinlock, mutex (0 free, 1 held) ------------------------ */
 
