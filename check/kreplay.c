@@ -52,7 +52,13 @@ struct kr {
 	unsigned int live;
 	bool mm_up, percpu;
 	struct kview v;
+	unsigned long line;	/* the trace's line of the event */
 	char why[200];
+};
+
+static const char *const call_name[KR_NCALLS] = {
+	"exec", "context_switch", "switch_in", "switch_out", "fork", "exit",
+	"set_task_cpu", "set_cpus_allowed", "work",
 };
 
 static jmp_buf kr_stuck_jb;
@@ -109,6 +115,7 @@ static struct ktask *add(struct kr *k, int pid)
 
 static void out(struct kr *k, struct ktask *t)
 {
+	k->r->calls[KR_OUT]++;
 	k->K->out((unsigned int)t->slot);
 	k->on_cpu[t->cpu] = -1;
 	t->running = false;
@@ -129,6 +136,7 @@ static void clear_for(struct kr *k, struct ktask *t, unsigned int cpu)
 
 static void run_on(struct kr *k, struct ktask *t, unsigned int cpu)
 {
+	k->r->calls[KR_IN]++;
 	k->K->in((unsigned int)t->slot, cpu);
 	t->running = true;
 	t->cpu = cpu;
@@ -164,6 +172,7 @@ static int mm_create(struct kr *k, int pid, unsigned int cpu)
 		cpu0[i] = cpu;
 	}
 	k->K->reset(all, aff, initial, clone_vm, cpu0);
+	k->r->calls[KR_EXEC]++;
 	t = add(k, pid);
 	if (!t)
 		return -EINVAL;
@@ -200,6 +209,7 @@ static void ev_switch(struct kr *k, const struct cidk_trace_event *e)
 		out(k, n);
 	}
 	if (p && n) {
+		k->r->calls[KR_SWITCH]++;
 		k->K->switch_to((unsigned int)p->slot, (unsigned int)n->slot, c);
 		p->running = false;
 		n->running = true;
@@ -233,7 +243,7 @@ static void ev_rseq(struct kr *k, const struct cidk_trace_event *e)
 		struct kreplay_disagree *d = &r->dis[r->ndisagree++];
 
 		d->ts_ns = e->ts_ns;
-		d->line = r->events;
+		d->line = k->line;
 		d->pid = t->pid;
 		d->cpu = e->cpu;
 		d->recorded = e->mm_cid;
@@ -258,6 +268,7 @@ static int ev_fork(struct kr *k, const struct cidk_trace_event *e)
 	c = add(k, e->child_pid);
 	if (!c)
 		return -EINVAL;
+	k->r->calls[KR_FORK]++;
 	k->K->dup((unsigned int)p->slot, (unsigned int)c->slot);
 	k->K->fork((unsigned int)p->slot, (unsigned int)c->slot, false);
 	return 0;
@@ -270,6 +281,7 @@ static void ev_exit(struct kr *k, const struct cidk_trace_event *e, int pid)
 	if (!t)
 		return;
 	k->r->group_events++;
+	k->r->calls[KR_EXIT]++;
 	if (t->running) {
 		k->K->exit((unsigned int)t->slot, -1);
 		k->on_cpu[t->cpu] = -1;
@@ -292,8 +304,10 @@ static void ev_migrate(struct kr *k, const struct cidk_trace_event *e)
 		return;
 	k->r->group_events++;
 	if (!t->running && e->dest_cpu >= 0 &&
-	    (unsigned int)e->dest_cpu < k->r->cpus)
+	    (unsigned int)e->dest_cpu < k->r->cpus) {
+		k->r->calls[KR_MIGRATE]++;
 		k->K->migrate((unsigned int)t->slot, (unsigned int)e->dest_cpu);
+	}
 }
 
 static void ev_affinity(struct kr *k, const struct cidk_trace_event *e)
@@ -304,6 +318,7 @@ static void ev_affinity(struct kr *k, const struct cidk_trace_event *e)
 	if (!t || !(e->cpus_word & all))
 		return;
 	k->r->group_events++;
+	k->r->calls[KR_AFFINITY]++;
 	k->K->affinity((unsigned int)t->slot, e->cpus_word & all);
 }
 
@@ -362,14 +377,14 @@ static void settle(struct kr *k, bool work)
 	bool percpu;
 
 	while (work && k->K->work())
-		;
+		k->r->calls[KR_WORK]++;
 	k->K->view(&k->v);
 	percpu = k->v.mode & ONCPU;
 	k->r->mode_switches += percpu != k->percpu;
 	k->percpu = percpu;
 	if (k->v.bug[0] && !k->r->bug[0]) {
 		snprintf(k->r->bug, sizeof(k->r->bug), "%s", k->v.bug);
-		k->r->bug_event = k->r->events;
+		k->r->bug_line = k->line;
 	}
 }
 
@@ -422,6 +437,7 @@ static int replay(struct kr *k, struct cidk_trace_reader *rd, const char *path)
 	int rc;
 
 	while ((rc = cidk_trace_reader_next(rd, &e)) == 1) {
+		k->line = cidk_trace_reader_line(rd);
 		if (!k->r->cpus) {
 			k->info = cidk_trace_reader_info(rd);
 			k->r->cpus = k->info->nr_cpus;
@@ -502,7 +518,8 @@ int kreplay_run(const char *path, struct kreplay_result *r, char *why,
 		rc = replay(k, rd, path);
 	cidk_trace_reader_close(rd);
 	fclose(f);
-	if (pid > 0 && waitpid(pid, &st, 0) == pid && !rc &&
+	/* (stopped early, the decompressor dies of SIGPIPE: no matter) */
+	if (pid > 0 && waitpid(pid, &st, 0) == pid && !rc && !r->stopped &&
 	    (!WIFEXITED(st) || WEXITSTATUS(st))) {
 		snprintf(k->why, sizeof(k->why), "%s: decompression failed", path);
 		rc = -EINVAL;
@@ -546,6 +563,11 @@ static void print_json(const char *path, const struct kreplay_result *r)
 	jw_kuint(&w, "agree", r->agree);
 	jw_kuint(&w, "inconsistent", r->inconsistent);
 	jw_kuint(&w, "mode_switches", r->mode_switches);
+	jw_key(&w, "calls");
+	jw_obj(&w);
+	for (unsigned int i = 0; i < KR_NCALLS; i++)
+		jw_kuint(&w, call_name[i], r->calls[i]);
+	jw_obj_end(&w);
 	jw_kstr(&w, "bug", r->bug);
 	jw_kbool(&w, "stopped", r->stopped);
 	jw_key(&w, "disagreements");
@@ -554,7 +576,7 @@ static void print_json(const char *path, const struct kreplay_result *r)
 		const struct kreplay_disagree *d = &r->dis[i];
 
 		jw_obj(&w);
-		jw_kuint(&w, "event", d->line);
+		jw_kuint(&w, "line", d->line);
 		jw_kuint(&w, "ts_ns", d->ts_ns);
 		jw_kint(&w, "pid", d->pid);
 		jw_kuint(&w, "cpu", d->cpu);
@@ -590,12 +612,16 @@ void kreplay_print(const char *path, const struct kreplay_result *r, bool json)
 		printf("%lu times a thread ran where the trace had not switched "
 		       "it in (lost events): switched in there\n",
 		       r->inconsistent);
+	printf("calls:");
+	for (unsigned int i = 0; i < KR_NCALLS; i++)
+		printf(" %s %lu", call_name[i], r->calls[i]);
+	printf("\n");
 	if (r->bug[0])
-		printf("the stand-ins reported, at event %lu: %s\n", r->bug_event,
+		printf("the stand-ins reported, at line %lu: %s\n", r->bug_line,
 		       r->bug);
 	if (r->stopped)
-		printf("stopped at event %lu: the kernel code waits for what a "
-		       "one-at-a-time replay cannot give\n", r->events);
+		printf("stopped at line %lu: the kernel code waits for what a "
+		       "one-at-a-time replay cannot give\n", r->bug_line);
 	printf("agreement with the recorded mm_cid: %lu of %lu rseq_update "
 	       "(%.2f %%)\n", r->agree, r->rseq_updates,
 	       pct(r->agree, r->rseq_updates));
@@ -603,7 +629,7 @@ void kreplay_print(const char *path, const struct kreplay_result *r, bool json)
 		const struct kreplay_disagree *d = &r->dis[i];
 
 		cid_word(d->word, b, sizeof(b));
-		printf("  event %lu at %llu.%06llu s: pid %d on CPU %u: recorded "
+		printf("  line %lu at %llu.%06llu s: pid %d on CPU %u: recorded "
 		       "%d, kernel code %d (word %s; previous recorded %d; users "
 		       "%u, %s)\n", d->line,
 		       (unsigned long long)(d->ts_ns / 1000000000u),

@@ -39,9 +39,13 @@
 
 #define KREPLAY_KEEP 8 /* disagreements kept */
 
+/* the call context's entries (kops.h), counted */
+enum { KR_EXEC, KR_SWITCH, KR_IN, KR_OUT, KR_FORK, KR_EXIT, KR_MIGRATE,
+       KR_AFFINITY, KR_WORK, KR_NCALLS };
+
 struct kreplay_disagree {
 	uint64_t ts_ns;
-	unsigned long line;	/* the event's number in the trace's order */
+	unsigned long line;	/* the trace's line (text traces; else 0) */
 	int pid;
 	unsigned int cpu;
 	int recorded, code;	/* mm_cid: the trace's, the kernel code's */
@@ -60,8 +64,10 @@ struct kreplay_result {
 	unsigned long inconsistent;	/* threads switched in where the trace
 					   had not (lost events) */
 	unsigned long mode_switches;	/* flips of mm_cid.mode's ONCPU bit */
+	/* the call context's calls, by kind (KR_*: which call sites ran) */
+	unsigned long calls[9];
 	char bug[200];		/* the stand-ins' first report, or "" */
-	unsigned long bug_event;
+	unsigned long bug_line;
 	bool stopped;		/* a wait that cannot end: the replay stopped */
 	unsigned int ndisagree;
 	struct kreplay_disagree dis[KREPLAY_KEEP];
