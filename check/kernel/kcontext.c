@@ -15,6 +15,12 @@
  *           finish_task_switch() -> finish_lock_switch() unlocks the rq;
  *   out     __schedule() on the task's CPU: rq->curr = idle,
  *           mm_cid_switch_to(prev = the task, next = idle), unlock;
+ *   switch_to (a trace replay, check/kreplay.c: two tasks of the mm
+ *           back to back on a CPU) __schedule(): rq lock, rq->curr =
+ *           next, context_switch() -> mm_cid_switch_to(prev, next),
+ *           finish_task_switch() unlocks;
+ *   dup     (a trace replay: a task slot reused) kernel/fork.c:
+ *           dup_task_struct(): the parent's cpus_mask, CID UNSET, inactive;
  *   exit    kernel/exit.c: do_exit() -> sched_mm_cid_exit(current) on the
  *           running task, then its last __schedule() (out); a task of the
  *           scenario that exits while not running is woken and switched in
@@ -40,6 +46,9 @@
  *           worker thread runs mm_cid_irq_work() (-> schedule_work()) and
  *           then mm_cid_work_fn(), each at a point of its own.
  * The idle task of each CPU has no mm (rq->curr when nobody runs).
+ * Driven (kops.h; check/kreplay.c), `current` is the task the running
+ * event names instead of the explorer's thread, and a wait that cannot
+ * end (cpu_relax() in mm_get_cid(), irq_work_sync()) stops the driver.
  * tick and rtu do nothing: since 6.19 the kernel runs no mm_cid code
  * there.  enter/leave (lease events) are in/out.
  */
