@@ -42,7 +42,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 LAB = os.path.join(HERE, "kernel-lab")
 
-KERNELS = ["6.19.6", "6.19.8", "6.19.10", "6.19.14", "7.0", "7.1", "7.2", "7.3"]
+# every trixie-backports version from 6.19.6 to 7.3.x the mirror held on
+# 2026-12-03 (scripts/kernel-lab list): before the fork/vfork fixes
+# (6.19.6, 6.19.8), after them, and each 7.x release
+KERNELS = ["6.19.6", "6.19.8", "6.19.10", "6.19.11", "6.19.13", "6.19.14",
+           "7.0.4", "7.0.7", "7.0.9", "7.0.10", "7.0.12", "7.0.13",
+           "7.1.3", "7.1.7", "7.1.8", "7.1.13",
+           "7.2.6", "7.2.9", "7.2.11", "7.2.12", "7.3.4"]
 
 
 def one(a):
