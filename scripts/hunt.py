@@ -5,6 +5,7 @@
                [--seeds N] [--workloads W,W...] [--seconds S]
   hunt.py one KERNEL ARCH SMP WORKLOAD SEED [--seconds S] [--out DIR]
   hunt.py table DIR...
+  hunt.py check DOC
   hunt.py boots KERNEL ARCH SMP N [--boot-timeout S] [--cmdline ARGS]
 
 `boots` boots KERNEL N times in a row (CMD: cat /proc/uptime) with
@@ -27,7 +28,9 @@ verdict:
             function from QEMU's monitor
   boot      the guest never reached /init in 3 boots (a lab failure)
   panic     the guest stopped without CMD's status
-`table` prints the markdown table of the JSON lines in DIR(s).
+`table` prints the markdown table of the JSON lines in DIR(s); `check`
+(make check, tests/docs) says in TAP whether each table of DOC under a
+`<!-- hunt-table: DIR... -->` line is what `table DIR...` prints now.
 Bounded: each guest is killed S + 90 s after QEMU's start.
 """
 import argparse
@@ -42,7 +45,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 LAB = os.path.join(HERE, "kernel-lab")
 
-KERNELS = ["6.19.6", "6.19.8", "6.19.10", "6.19.14", "7.0", "7.1", "7.2", "7.3"]
+# every trixie-backports version from 6.19.6 to 7.3.x the mirror held on
+# 2026-12-03 (scripts/kernel-lab list): before the fork/vfork fixes
+# (6.19.6, 6.19.8), after them, and each 7.x release
+KERNELS = ["6.19.6", "6.19.8", "6.19.10", "6.19.11", "6.19.13", "6.19.14",
+           "7.0.4", "7.0.7", "7.0.9", "7.0.10", "7.0.12", "7.0.13",
+           "7.1.3", "7.1.7", "7.1.8", "7.1.13",
+           "7.2.6", "7.2.9", "7.2.11", "7.2.12", "7.3.4"]
 
 
 def one(a):
@@ -110,13 +119,14 @@ def jobs(a):
     return 0
 
 
-def table(a):
-    rows = []
-    for d in a.dirs:
+def table_lines(dirs):
+    """The markdown table of the JSON rows in DIRS, as a list of lines."""
+    rows, out = [], []
+    for d in dirs:
         for f in sorted(glob.glob(os.path.join(d, "*.json"))):
             rows += [json.loads(l) for l in open(f) if l.strip()]
-    print("| kernel | arch | vCPUs | workload | seed | verdict | time to freeze (s) | vCPUs at the freeze | wall (s) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    out.append("| kernel | arch | vCPUs | workload | seed | verdict | time to freeze (s) | vCPUs at the freeze | wall (s) |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         ttf = ""
         if r["verdict"] == "freeze":  # no heartbeat: in the first round
@@ -124,9 +134,50 @@ def table(a):
         vc = "; ".join(v.split("  ip")[0] for v in r.get("vcpus", []) if v.startswith("vCPU"))
         if r["verdict"] == "FAIL":
             vc = "; ".join(f"{k}: {v}" for k, v in r["invariants"].items() if v.startswith("FAIL"))
-        print(f"| {r['kernel']} | {r['arch']} | {r['smp']} | {r['workload']} | {r['seed']} | "
-              f"{r['verdict']} | {ttf} | {vc} | {r['wall']} |")
+        out.append(f"| {r['kernel']} | {r['arch']} | {r['smp']} | {r['workload']} | {r['seed']} | "
+                   f"{r['verdict']} | {ttf} | {vc} | {r['wall']} |")
+    return out
+
+
+def table(a):
+    print("\n".join(table_lines(a.dirs)))
     return 0
+
+
+def check(a):
+    """TAP: each table of DOC under a line `<!-- hunt-table: DIR... -->`
+    (DIRs from the top of the tree) is what `table DIR...` prints now."""
+    top = os.path.dirname(HERE)
+    lines = open(a.doc).read().splitlines()
+    n = bad = 0
+    for i, l in enumerate(lines):
+        m = re.match(r"<!-- hunt-table: (.+) -->$", l.strip())
+        if not m:
+            continue
+        n += 1
+        dirs = m.group(1).split()
+        want = table_lines([os.path.join(top, d) for d in dirs])
+        j = i + 1
+        while j < len(lines) and not lines[j].startswith("|"):
+            j += 1
+        have = []
+        while j < len(lines) and lines[j].startswith("|"):
+            have.append(lines[j])
+            j += 1
+        ok = have == want and len(want) > 2
+        bad += not ok
+        print(f"{'ok' if ok else 'not ok'} {n} - {os.path.basename(a.doc)} line {i + 1}: "
+              f"the table of {' '.join(dirs)} ({len(want) - 2} rows)")
+        if not ok:
+            for k, (h, w) in enumerate(zip(have + [""] * len(want), want + [""] * len(have))):
+                if h != w:
+                    print(f"#   table line {k + 1}: page {h!r}\n#   data {w!r}")
+                    break
+    if not n:
+        print(f"not ok 1 - {a.doc}: no <!-- hunt-table: DIR... --> line")
+        n, bad = 1, 1
+    print(f"1..{n}")
+    return 1 if bad else 0
 
 
 def boots(a):
@@ -179,8 +230,10 @@ def main():
     b.add_argument("--cmdline", default="")
     t = sub.add_parser("table")
     t.add_argument("dirs", nargs="+")
+    c = sub.add_parser("check")
+    c.add_argument("doc")
     a = p.parse_args()
-    return {"jobs": jobs, "one": one, "table": table, "boots": boots}[a.cmd](a)
+    return {"jobs": jobs, "one": one, "table": table, "boots": boots, "check": check}[a.cmd](a)
 
 
 if __name__ == "__main__":

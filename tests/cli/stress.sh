@@ -43,6 +43,22 @@ run stress --seconds 1 --workload vfork-repro
 	echo "$out" | grep -q '^bound      n/a'
 ok $? "vfork-repro, 1 s, human output: rounds in fresh processes with their CLONE_VM child, progress pass"
 
+# affinity-widen: every round's 11 swaps counted in its kind (fresh,
+# widened, exit in turn), read as per-task or per-CPU CIDs, not all "other"
+run stress --seconds 1 --workload affinity-widen --json
+parse
+rounds=$(field phases)
+sum=0 seen=0
+for k in fresh widened exit; do
+	for o in task cpu other; do sum=$((sum + $(field aw_${k}_$o))); done
+	seen=$((seen + $(field aw_${k}_task) + $(field aw_${k}_cpu)))
+done
+[ $rc -eq 0 ] && [ "$rounds" -ge 2 ] && [ $sum -eq $((11 * rounds)) ] && [ $seen -gt 0 ] &&
+	[ $((${j_aw_fresh_task:-0} + ${j_aw_fresh_cpu:-0})) -gt 0 ] &&
+	[ $((${j_aw_widened_task:-0} + ${j_aw_widened_cpu:-0})) -gt 0 ] &&
+	[ "$(verdict progress)" = pass ] && [ "$(verdict bound)" = n/a ]
+ok $? "affinity-widen, 1 s: $rounds rounds, $sum swaps (11 a round), $seen read as task or CPU CIDs, progress pass"
+
 # Each plant fails its invariant, exit 1, the others still pass.
 for b in uniqueness bound progress compaction; do
 	if [ $b = uniqueness ] && [ $uniq = n/a ]; then

@@ -15,3 +15,6 @@ for k in ("uniqueness", "bound", "progress", "compaction"):
     print("d_%s=%s" % (k, shlex.quote(i.get("detail", "?"))))
 for k in ("ok", "phases", "clone_vm_children", "forks", "affinity_changes", "reads"):
     print("j_%s=%s" % (k, shlex.quote(str(r.get(k, 0)))))
+for kind, c in r.get("affinity_widen", {}).items():  # affinity-widen's swaps
+    for k in ("task", "cpu", "other"):
+        print("j_aw_%s_%s=%s" % (kind, k, c[k]))

@@ -68,7 +68,11 @@ static const char about[] =
 	"each a fresh process (a new mm, in per-task mode): vfork-repro (the\n"
 	"deterministic vfork/CLONE_VM case: CPUs-1 busy threads, one sleeping\n"
 	"CLONE_VM child, one more thread to cross) and fork-race (two threads\n"
-	"created at once cross the CPU count); these watch progress only.\n"
+	"created at once cross the CPU count) and affinity-widen (an mm made\n"
+	"per-CPU under a one-CPU mask, then widened: do two tasks swapping two\n"
+	"CPUs keep their CIDs (per-task mode) or take the CPUs' (per-CPU)?,\n"
+	"beside a fresh mm and one that also saw an exit); these watch progress\n"
+	"only.\n"
 	"Seeded (--seed): the phases' sizes and timings repeat.  Exit 1 when an\n"
 	"invariant fails, 0 when all hold (or cannot be checked here: n/a).\n"
 	"--break B plants a failure of invariant B (the checks' own test).\n";
@@ -77,7 +81,7 @@ static const struct opt_choice workloads[] = {
 	{ "mixed", STRESS_MIXED },   { "threads", STRESS_THREADS },
 	{ "vfork", STRESS_VFORK },   { "forks", STRESS_FORKS },
 	{ "affinity", STRESS_AFFINITY }, { "vfork-repro", STRESS_VFORK_REPRO },
-	{ "fork-race", STRESS_FORK_RACE },
+	{ "fork-race", STRESS_FORK_RACE }, { "affinity-widen", STRESS_AFFINITY_WIDEN },
 	{ NULL, 0 },
 };
 
@@ -105,6 +109,8 @@ static const char *verdict_name(enum stress_verdict v)
 	return v == V_PASS ? "pass" : v == V_FAIL ? "FAIL" : "n/a";
 }
 
+static const char *const aw_names[AW_KINDS] = { "fresh", "widened", "exit" };
+
 static void print_human(const struct stress_run *r)
 {
 	const struct stress_result *s = &r->res;
@@ -115,6 +121,11 @@ static void print_human(const struct stress_run *r)
 	       r->allowed, s->phases, s->max_users, s->max_cid);
 	printf("  threads %lu, CLONE_VM children %lu, forks %lu, affinity changes %lu\n",
 	       s->threads, s->clones, s->forks, s->affinity_changes);
+	if (r->workload == STRESS_AFFINITY_WIDEN)
+		for (int k = 0; k < AW_KINDS; k++)
+			printf("  %-8s swaps: CIDs kept by the tasks %lu, taken from the CPUs %lu, "
+			       "other %lu; largest mm_cid %d\n", aw_names[k], s->aw[k][AW_TASK],
+			       s->aw[k][AW_CPU], s->aw[k][AW_OTHER], s->aw_max_cid[k]);
 	printf("uniqueness %-4s %s\n", verdict_name(s->v[INV_UNIQUENESS]), s->why[INV_UNIQUENESS]);
 	printf("bound      %-4s %s\n", verdict_name(s->v[INV_BOUND]), s->why[INV_BOUND]);
 	printf("progress   %-4s %s\n", verdict_name(s->v[INV_PROGRESS]), s->why[INV_PROGRESS]);
@@ -146,6 +157,20 @@ static void print_json(const struct stress_run *r)
 	jw_kint(&w, "lost_adds", s->lost);
 	jw_kuint(&w, "max_gap_ms", s->max_gap_ms);
 	jw_kuint(&w, "slowest_compaction_ms", s->slowest_compaction_ms);
+	if (r->workload == STRESS_AFFINITY_WIDEN) {
+		jw_key(&w, "affinity_widen");
+		jw_obj(&w);
+		for (int k = 0; k < AW_KINDS; k++) {
+			jw_key(&w, aw_names[k]);
+			jw_obj(&w);
+			jw_kuint(&w, "task", s->aw[k][AW_TASK]);
+			jw_kuint(&w, "cpu", s->aw[k][AW_CPU]);
+			jw_kuint(&w, "other", s->aw[k][AW_OTHER]);
+			jw_kint(&w, "max_mm_cid", s->aw_max_cid[k]);
+			jw_obj_end(&w);
+		}
+		jw_obj_end(&w);
+	}
 	jw_key(&w, "invariants");
 	jw_obj(&w);
 	for (int i = 0; i < INV_N; i++) {
@@ -174,7 +199,8 @@ int cmd_stress(int argc, char **argv)
 		{ OPT_U64("seed", 0, &seed, 0, UINT64_MAX, "N",
 			  "the phases' sizes and timings") },
 		{ OPT_ENUM("workload", 'w', &workload, workloads, "W",
-			   "mixed, threads, vfork, forks, affinity, vfork-repro or fork-race") },
+			   "mixed, threads, vfork, forks, affinity, vfork-repro, fork-race "
+			   "or affinity-widen") },
 		{ OPT_UINT("threads", 't', &r.max_threads, 1, STRESS_MAX_THREADS, "N",
 			   "most workers at a phase's peak"),
 		  .def = "2 x allowed CPUs + 1" },

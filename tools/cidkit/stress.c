@@ -574,21 +574,15 @@ static void round_process(unsigned int cpus, bool vfork_case)
 	_exit(0);
 }
 
-static int repro_round(bool vfork_case)
+/*
+ * Wait for round @n's process @p until @deadline (ns); one that does not
+ * end by then is a progress failure, killed.  The heartbeat follows.
+ * Returns the process's wait status (-1 when it was killed).
+ */
+static int wait_round(pid_t p, unsigned int n, uint64_t deadline)
 {
-	uint64_t deadline = cidk__now_ns() + (uint64_t)S.r->watchdog_ms * 1000000u;
-	unsigned int n = atomic_fetch_add(&S.phase, 1) + 1;
-	int status;
-	pid_t p;
+	int status = -1;
 
-	fflush(NULL);
-	p = fork();
-	if (p < 0)
-		return -errno;
-	if (p == 0)
-		round_process(S.r->allowed, vfork_case);
-	S.r->res.threads += S.r->allowed - 1;
-	S.r->res.clones += vfork_case;
 	for (;;) {
 		pid_t w = waitpid(p, &status, WNOHANG);
 
@@ -599,18 +593,235 @@ static int repro_round(bool vfork_case)
 				  "(at %.2f s)", n, S.r->watchdog_ms, now_s());
 			kill(p, SIGKILL);
 			waitpid(p, &status, 0);
+			status = -1;
 			break;
 		}
 		sleep_us(10000);
 	}
 	if (S.r->heartbeat_ms)
 		fprintf(stderr, "# t=%.1f s round %u\n", now_s(), n);
+	return status;
+}
+
+static int repro_round(bool vfork_case)
+{
+	uint64_t deadline = cidk__now_ns() + (uint64_t)S.r->watchdog_ms * 1000000u;
+	unsigned int n = atomic_fetch_add(&S.phase, 1) + 1;
+	pid_t p;
+
+	fflush(NULL);
+	p = fork();
+	if (p < 0)
+		return -errno;
+	if (p == 0)
+		round_process(S.r->allowed, vfork_case);
+	S.r->res.threads += S.r->allowed - 1;
+	S.r->res.clones += vfork_case;
+	wait_round(p, n, deadline);
+	return 0;
+}
+
+/*
+ * affinity-widen (issue 39, item 4): in 7.2/7.3's mm_update_cpus_allowed()
+ * the threshold recomputed after a widening, pcpu_thrs = max(min(opt -
+ * opt/4, nr_possible/2), 1) with opt = min(allowed CPUs, users), never
+ * exceeds users, so the "users >= pcpu_thrs" return always fires: the
+ * switch back to per-task mode its comment promises never comes from an
+ * affinity change, only from a later exit (users < the recorded
+ * threshold).  Rounds in fresh processes, the kinds in turn:
+ *   fresh     forked with the whole mask: main + one thread (2 users, no
+ *             more than the CPUs: per-task mode)
+ *   widened   forked confined to the first CPU (the mm's allowed CPUs: 1):
+ *             main + one thread (2 users > 1: per-CPU mode), then main
+ *             widens to the whole mask (2 users, below nr_possible/2 on 6+
+ *             CPUs: per-task mode would be due)
+ *   exit      as widened with a third task, a sleeping thread, that exits
+ *             after the widening: users 3 -> 2, below the threshold the
+ *             widening recorded (3 on 6+ CPUs): the exit switches back
+ * Then main and the thread swap the first two CPUs AW_SWAPS times, reading
+ * their mm_cid on each (both running at once): a swap where each kept its
+ * CID shows CIDs owned by the tasks (per-task mode), one where each took
+ * the other's, CIDs owned by the CPUs (per-CPU mode); then the thread
+ * visits every CPU (the largest CID the mode costs).
+ */
+#define AW_SWAPS 12u
+
+struct aw_obs {
+	int cid, cpu;
+};
+
+static struct {
+	atomic_uint count, gen;
+	atomic_bool go;
+	struct aw_obs seen[2][AW_SWAPS];
+	int max_cid;
+	int sleeper_fd;
+} AW;
+
+/* Two tasks meet: main and the thread (each on its own CPU by then). */
+static void aw_barrier(void)
+{
+	unsigned int g = atomic_load(&AW.gen);
+
+	if (atomic_fetch_add(&AW.count, 1) == 1) {
+		atomic_store(&AW.count, 0);
+		atomic_fetch_add(&AW.gen, 1);
+	} else {
+		while (atomic_load(&AW.gen) == g)
+			sched_yield();
+	}
+}
+
+static void aw_pin(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+}
+
+/* Run on @cpu for 1 ms reading mm_cid; the last read. */
+static struct aw_obs aw_read_on(int cpu)
+{
+	uint64_t until;
+	struct aw_obs o;
+
+	aw_pin(cpu);
+	until = cidk__now_ns() + 1000000u;
+	do {
+		o.cid = cidk_rseq_mm_cid();
+		o.cpu = cidk_rseq_cpu_id();
+		if (o.cid > AW.max_cid)
+			AW.max_cid = o.cid;
+	} while (cidk__now_ns() < until);
+	return o;
+}
+
+static void aw_side(int side)
+{
+	for (unsigned int r = 0; r < AW_SWAPS; r++) {
+		int cpu = S.cpus[(r + (unsigned int)side) & 1u];
+
+		aw_pin(cpu);
+		aw_barrier(); /* both on their CPUs */
+		AW.seen[side][r] = aw_read_on(cpu);
+		aw_barrier();
+	}
+}
+
+static void *aw_thread(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&AW.go))
+		sched_yield();
+	aw_side(1);
+	for (unsigned int i = 0; i < S.r->allowed; i++) /* the tour */
+		if (i != 0)
+			aw_read_on(S.cpus[i]);
+	return NULL;
+}
+
+static void *aw_sleeper(void *arg)
+{
+	char c;
+
+	(void)arg;
+	while (read(AW.sleeper_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* What swap @r (from r-1) showed: AW_TASK, AW_CPU or AW_OTHER. */
+static int aw_classify(unsigned int r)
+{
+	struct aw_obs m0 = AW.seen[0][r - 1], x0 = AW.seen[1][r - 1];
+	struct aw_obs m1 = AW.seen[0][r], x1 = AW.seen[1][r];
+
+	if (m0.cid < 0 || x0.cid < 0 || m0.cid == x0.cid ||
+	    m0.cpu != x1.cpu || x0.cpu != m1.cpu || m0.cpu == x0.cpu)
+		return AW_OTHER; /* not on the CPUs asked, or no two CIDs */
+	if (m1.cid == m0.cid && x1.cid == x0.cid)
+		return AW_TASK;
+	if (m1.cid == x0.cid && x1.cid == m0.cid)
+		return AW_CPU;
+	return AW_OTHER;
+}
+
+/* The round's process: its tasks, the swaps; the counts into @fd. */
+static void aw_round_process(int kind, int fd)
+{
+	int counts[AW_SEEN + 1] = { 0 };
+	pthread_t x, sl;
+	int p[2] = { -1, -1 };
+
+	memset(&AW, 0, sizeof(AW));
+	AW.max_cid = -1;
+	if (kind == AW_EXIT &&
+	    (pipe(p) || (AW.sleeper_fd = p[0], pthread_create(&sl, NULL, aw_sleeper, NULL))))
+		_exit(3);
+	if (pthread_create(&x, NULL, aw_thread, NULL))
+		_exit(3);
+	sleep_us(20000);
+	sched_setaffinity(0, sizeof(S.allowed), &S.allowed); /* the widening */
+	if (kind == AW_EXIT) {
+		if (write(p[1], "x", 1) != 1)
+			_exit(3);
+		pthread_join(sl, NULL);
+		sleep_us(20000);
+	}
+	atomic_store(&AW.go, true);
+	aw_side(0);
+	pthread_join(x, NULL);
+	for (unsigned int r = 1; r < AW_SWAPS; r++)
+		counts[aw_classify(r)]++;
+	counts[AW_SEEN] = AW.max_cid;
+	_exit(write(fd, counts, sizeof(counts)) == (ssize_t)sizeof(counts) ? 0 : 3);
+}
+
+static int aw_round(void)
+{
+	uint64_t deadline = cidk__now_ns() + (uint64_t)S.r->watchdog_ms * 1000000u;
+	unsigned int n = atomic_fetch_add(&S.phase, 1) + 1;
+	int kind = (int)((n - 1) % AW_KINDS), counts[AW_SEEN + 1], fd[2];
+	struct stress_result *s = &S.r->res;
+	ssize_t got;
+	pid_t p;
+
+	if (pipe(fd))
+		return -errno;
+	fflush(NULL);
+	if (kind != AW_FRESH)
+		aw_pin(S.cpus[0]); /* the child's mm starts with one allowed CPU */
+	p = fork();
+	if (p == 0) {
+		close(fd[0]);
+		aw_round_process(kind, fd[1]);
+	}
+	sched_setaffinity(0, sizeof(S.allowed), &S.allowed);
+	close(fd[1]);
+	if (p < 0) {
+		close(fd[0]);
+		return -errno;
+	}
+	s->threads += 1u + (kind == AW_EXIT);
+	if (wait_round(p, n, deadline) == 0) {
+		got = read(fd[0], counts, sizeof(counts));
+		if (got == (ssize_t)sizeof(counts)) {
+			for (int i = 0; i < AW_SEEN; i++)
+				s->aw[kind][i] += (unsigned long)counts[i];
+			if (counts[AW_SEEN] > s->aw_max_cid[kind])
+				s->aw_max_cid[kind] = counts[AW_SEEN];
+		}
+	}
+	close(fd[0]);
 	return 0;
 }
 
 static bool fresh_rounds(const struct stress_run *r)
 {
-	return r->workload == STRESS_VFORK_REPRO || r->workload == STRESS_FORK_RACE;
+	return r->workload == STRESS_VFORK_REPRO || r->workload == STRESS_FORK_RACE ||
+	       r->workload == STRESS_AFFINITY_WIDEN;
 }
 
 static void verdicts(struct stress_run *r, int64_t sum)
@@ -675,6 +886,8 @@ static int setup(struct stress_run *r)
 	pthread_mutex_init(&S.lock, NULL);
 	memset(&r->res, 0, sizeof(r->res));
 	r->res.max_cid = -1;
+	for (int k = 0; k < AW_KINDS; k++)
+		r->res.aw_max_cid[k] = -1;
 	if (sched_getaffinity(0, sizeof(S.allowed), &S.allowed))
 		return -errno;
 	for (int c = 0; c < CPU_SETSIZE; c++)
@@ -734,8 +947,9 @@ int stress_run(struct stress_run *r)
 	for (unsigned int i = 0; i < base && !rc; i++)
 		rc = start_worker(i, false, 0);
 	while (!rc && cidk__now_ns() < end) {
-		rc = repro ? repro_round(r->workload == STRESS_VFORK_REPRO)
-			   : phase(&g, base, kids);
+		rc = r->workload == STRESS_AFFINITY_WIDEN ? aw_round()
+		     : repro ? repro_round(r->workload == STRESS_VFORK_REPRO)
+			     : phase(&g, base, kids);
 		r->res.phases++;
 	}
 	for (unsigned int i = 0; i < r->max_threads; i++)

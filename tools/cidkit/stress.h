@@ -30,7 +30,12 @@ enum stress_workload {
 	STRESS_AFFINITY,
 	STRESS_VFORK_REPRO,
 	STRESS_FORK_RACE,
+	STRESS_AFFINITY_WIDEN,
 };
+
+/* affinity-widen's round kinds and what a swap of CPUs showed */
+enum { AW_FRESH, AW_WIDENED, AW_EXIT, AW_KINDS };
+enum { AW_TASK, AW_CPU, AW_OTHER, AW_SEEN };
 
 enum stress_break {
 	BREAK_NONE,
@@ -53,6 +58,10 @@ struct stress_result {
 	uint64_t reads, adds;
 	int64_t lost;
 	unsigned int max_gap_ms, slowest_compaction_ms;
+	/* affinity-widen: [kind][AW_TASK..AW_OTHER] swaps, and each kind's
+	 * largest mm_cid (-1: none read) */
+	unsigned long aw[AW_KINDS][AW_SEEN];
+	int aw_max_cid[AW_KINDS];
 };
 
 struct stress_run {
