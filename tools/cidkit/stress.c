@@ -654,7 +654,7 @@ static struct {
 	atomic_uint count, gen;
 	atomic_bool go;
 	struct aw_obs seen[2][AW_SWAPS];
-	int max_cid;
+	atomic_int max_cid; /* both tasks raise it */
 	int sleeper_fd;
 } AW;
 
@@ -692,8 +692,11 @@ static struct aw_obs aw_read_on(int cpu)
 	do {
 		o.cid = cidk_rseq_mm_cid();
 		o.cpu = cidk_rseq_cpu_id();
-		if (o.cid > AW.max_cid)
-			AW.max_cid = o.cid;
+		for (int m = atomic_load_explicit(&AW.max_cid, memory_order_relaxed);
+		     o.cid > m && !atomic_compare_exchange_weak_explicit(
+				 &AW.max_cid, &m, o.cid, memory_order_relaxed,
+				 memory_order_relaxed);)
+			;
 	} while (cidk__now_ns() < until);
 	return o;
 }
@@ -756,7 +759,7 @@ static void aw_round_process(int kind, int fd)
 	int p[2] = { -1, -1 };
 
 	memset(&AW, 0, sizeof(AW));
-	AW.max_cid = -1;
+	atomic_store(&AW.max_cid, -1);
 	if (kind == AW_EXIT &&
 	    (pipe(p) || (AW.sleeper_fd = p[0], pthread_create(&sl, NULL, aw_sleeper, NULL))))
 		_exit(3);
@@ -775,7 +778,7 @@ static void aw_round_process(int kind, int fd)
 	pthread_join(x, NULL);
 	for (unsigned int r = 1; r < AW_SWAPS; r++)
 		counts[aw_classify(r)]++;
-	counts[AW_SEEN] = AW.max_cid;
+	counts[AW_SEEN] = atomic_load(&AW.max_cid);
 	_exit(write(fd, counts, sizeof(counts)) == (ssize_t)sizeof(counts) ? 0 : 3);
 }
 
