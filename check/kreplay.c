@@ -388,48 +388,6 @@ static void settle(struct kr *k, bool work)
 	}
 }
 
-/* TRACE.xz, TRACE.gz: through xz -dc, gzip -dc (a child, no shell) */
-static FILE *open_trace(const char *file, pid_t *pid)
-{
-	size_t n = strlen(file);
-	const char *tool = NULL;
-	int fd[2];
-	FILE *f;
-
-	*pid = -1;
-	if (n > 3 && !strcmp(file + n - 3, ".xz"))
-		tool = "xz";
-	else if (n > 3 && !strcmp(file + n - 3, ".gz"))
-		tool = "gzip";
-	if (!tool)
-		return fopen(file, "r");
-	if (access(file, R_OK) || pipe(fd))
-		return NULL;
-	fflush(NULL);
-	*pid = fork();
-	if (*pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (*pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(fd[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
-		close(fd[0]);
-		close(fd[1]);
-		execlp(tool, tool, "-dc", "--", file, (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	f = fdopen(fd[0], "r");
-	if (!f)
-		close(fd[0]);
-	return f;
-}
-
 /* the events, until the end, a bad line, or the kernel code stuck */
 static int replay(struct kr *k, struct cidk_trace_reader *rd, const char *path)
 {
@@ -503,7 +461,7 @@ int kreplay_run(const char *path, struct kreplay_result *r, char *why,
 	for (unsigned int c = 0; c < KOPS_MAX_CPUS; c++)
 		k->on_cpu[c] = -1;
 	k->K->drive(kr_stuck);
-	f = open_trace(path, &pid);
+	f = cidk_trace_open_file(path, &pid);
 	if (!f) {
 		rc = -errno;
 		snprintf(why, len, "%s: %s", path, strerror(errno));

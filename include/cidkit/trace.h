@@ -55,6 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <cidkit/cid.h>
 #include <cidkit/common.h>
@@ -143,6 +144,15 @@ void cidk_trace_info_fini(struct cidk_trace_info *info);
 
 /* A streaming reader over a FILE (not owned: the caller closes it). */
 struct cidk_trace_reader;
+
+/*
+ * cidk_trace_open_file - @file opened for cidk_trace_reader_open(): TRACE.xz
+ * and TRACE.gz read through "xz -dc" and "gzip -dc" (a child, no shell,
+ * its stderr silenced; *@pid is the child to wait for, else -1), any
+ * other name with fopen().  NULL and errno on failure; a decompressor that
+ * fails shows as the child's exit status.
+ */
+FILE *cidk_trace_open_file(const char *file, pid_t *pid);
 
 /*
  * cidk_trace_reader_open - a reader of @f: the ftrace text format, or

@@ -34,50 +34,11 @@ static const char about[] =
 	"it predicts exactly, next to two naive predictors (the lowest CID free\n"
 	"at switch-in; the task's previous CID) and the first disagreements.\n";
 
-/*
- * TRACE.xz or TRACE.gz: read through "xz -dc" or "gzip -dc" (a child, no
- * shell); *@pid is the child to wait for.  NULL and errno on failure.
- */
+/* '-' is standard input; any other TRACE as trace.h's opener reads it */
 static FILE *open_trace(const char *file, pid_t *pid)
 {
-	size_t n = strlen(file);
-	const char *tool = NULL;
-	int fd[2];
-	FILE *f;
-
 	*pid = -1;
-	if (!strcmp(file, "-"))
-		return stdin;
-	if (n > 3 && !strcmp(file + n - 3, ".xz"))
-		tool = "xz";
-	else if (n > 3 && !strcmp(file + n - 3, ".gz"))
-		tool = "gzip";
-	if (!tool)
-		return fopen(file, "r");
-	if (access(file, R_OK) || pipe(fd))
-		return NULL;
-	*pid = fork();
-	if (*pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (*pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(fd[1], 1);
-		if (null >= 0)
-			dup2(null, 2); /* its message would be a second line */
-		close(fd[0]);
-		close(fd[1]);
-		execlp(tool, tool, "-dc", "--", file, (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	f = fdopen(fd[0], "r");
-	if (!f)
-		close(fd[0]);
-	return f;
+	return strcmp(file, "-") ? cidk_trace_open_file(file, pid) : stdin;
 }
 
 static double pct(uint64_t a, uint64_t b)
