@@ -69,6 +69,33 @@ ok $? "--kernel-plain: the plant is found, the trace has the plain loads"
 expect_usage_error "--kernel-plain under a weak memory model" \
 	check --kernel-source 7.2 --kernel-plain --memory tso --scenario switch-race
 
+# ---- issue 39's affinity lead, on the kernel's own code -------------------------
+# An mm that went per-CPU under a narrow mask stays per-CPU when its mask
+# widens (mm_update_cpus_allowed(): pcpu_thrs <= opt <= users), so T1's
+# tour of CPUs 1-3 takes each CPU's CID: four CIDs for two users.  The port
+# agrees; the one-line change docs/hunt.md proposes (the threshold from the
+# widened mask alone) queues the deferred switch back and ends per-task.
+
+aw="$(dirname "$0")/affinity-widen.scn"
+state_of() { echo "$out" | sed -n '/^state at the end:/,$p'; }
+run check --kernel-source 7.2 --scenario "$aw" --replay T0,T1
+st=$(state_of)
+echo "$st" | grep -qE '^mm \(kernel 7\.2\.[0-9]+\): users 2, nr_cpus_allowed 8, cidmask 0 1 2 3; mode per-cpu, max_cids 2, pcpu_thrs 2$' &&
+	echo "$st" | grep -q '^T1: not running, cpu 3, cid 3 oncpu$' &&
+	! echo "$out" | grep -q 'rmw mm.irq_work: 0 -> 1 .*mm_update_cpus_allowed'
+ok $? "affinity widening on 7.2's code: still per-CPU, T1 holds CID 3 of 4, no irq_work queued"
+run check --policy ownership --scenario "$aw" --replay T0,T1
+st=$(state_of)
+echo "$st" | grep -q '^mm: users 2, nr_cpus_allowed 8, cidmask 0 1 2 3; mode per-cpu, max_cids 2$' &&
+	echo "$st" | grep -q '^T1: not running, cpu 3, cid -, owns 3 oncpu'
+ok $? "... and the port (ownership) ends in the same state"
+fix='kernel/sched/core.c:if (mc->users >= mc->pcpu_thrs)=>mc->pcpu_thrs = max(min(weight - weight / 4, num_possible_cpus() / 2), 1); if (mc->users >= mc->pcpu_thrs)'
+run check --kernel-source 7.2 --scenario "$aw" --replay T0,T1 --kernel-plant "$fix"
+st=$(state_of)
+echo "$out" | grep -q 'rmw mm.irq_work: 0 -> 1 .*mm_update_cpus_allowed' &&
+	echo "$st" | grep -qE '^mm \(kernel 7\.2\.[0-9]+\): users 2, nr_cpus_allowed 8, cidmask; mode per-task, max_cids 2, pcpu_thrs 0$'
+ok $? "... with the threshold taken from the widened mask: the deferred switch back runs"
+
 # ---- a user's tree and patches (generated here from the fetched source) ---------
 
 src=$("$(dirname "$0")/../../scripts/kernel-source" fetch 7.2 2>/dev/null)
