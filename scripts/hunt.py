@@ -7,6 +7,14 @@
   hunt.py table DIR...
   hunt.py check DOC
   hunt.py boots KERNEL ARCH SMP N [--boot-timeout S] [--cmdline ARGS]
+  hunt.py trace KERNEL ARCH SMP WORKLOAD SEED [--seconds S] --out FILE
+
+`trace` runs the stress as `one` does under `cidkit trace record --stream`
+(SCHED_FIFO 50, each event written to the console at once in the lab's
+frame, glibc's rseq area kept so every thread has rseq_update events) and
+writes the events that reached the host to FILE, whether CMD ended or the
+guest froze (docs/hunt.md "A trace of the run that froze"); one JSON line
+on stdout: exit, lines, the last event's time, the vCPUs.
 
 `boots` boots KERNEL N times in a row (CMD: cat /proc/uptime) with
 nokaslr and prints one JSON line per boot: whether it reached /init, the
@@ -202,6 +210,34 @@ def boots(a):
     return 0
 
 
+def trace(a):
+    rec = ("exec cidkit trace record --stream --fifo 50 --buffer-kb 4096 "
+           "--line-prefix \"$(cat /lab/token):o @ \" --out /dev/console -- "
+           "env CIDKIT_STRESS_REEXEC=1 cidkit stress --workload "
+           f"{a.workload} --seed {a.seed} --seconds {a.seconds} --heartbeat 1000 --json")
+    cmd = [sys.executable, LAB, "run", "--stream", "--kernel", a.kernel, "--arch", a.arch,
+           "--smp", str(a.smp), "--timeout", str(a.seconds + 90),
+           "--boot-timeout", "150", "--", "sh", "-c", rec]
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = p.stdout.decode("utf-8", "replace").splitlines()
+    err = p.stderr.decode("utf-8", "replace")
+    lines = [l[2:] for l in out if l.startswith("@ ")]
+    with open(a.out, "w") as f:
+        f.write("".join(l + "\n" for l in lines))
+    ts = [float(m.group(1)) for l in lines
+          for m in [re.search(r"\] \S+ +([0-9]+\.[0-9]+): ", l)] if m]
+    row = dict(kernel=a.kernel, arch=a.arch, smp=a.smp, workload=a.workload,
+               seed=a.seed, exit=p.returncode, wall=round(time.monotonic() - t0, 1),
+               events=sum(not l.startswith("#") for l in lines),
+               ended=any(l.startswith("# cidkit-trace: stream-end") for l in lines),
+               first_event_s=ts[0] if ts else None, last_event_s=ts[-1] if ts else None,
+               vcpus=[l.strip() for l in err.splitlines() if l.strip().startswith("vCPU ")],
+               command=" ".join(["scripts/kernel-lab"] + cmd[2:]))
+    print(json.dumps(row))
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(prog="hunt.py")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -228,12 +264,21 @@ def main():
     b.add_argument("n", type=int)
     b.add_argument("--boot-timeout", type=int, default=60)
     b.add_argument("--cmdline", default="")
+    r = sub.add_parser("trace")
+    r.add_argument("kernel")
+    r.add_argument("arch", choices=["x86_64", "arm64"])
+    r.add_argument("smp", type=int)
+    r.add_argument("workload")
+    r.add_argument("seed", type=int)
+    r.add_argument("--seconds", type=int, default=30)
+    r.add_argument("--out", required=True)
     t = sub.add_parser("table")
     t.add_argument("dirs", nargs="+")
     c = sub.add_parser("check")
     c.add_argument("doc")
     a = p.parse_args()
-    return {"jobs": jobs, "one": one, "table": table, "boots": boots, "check": check}[a.cmd](a)
+    return {"jobs": jobs, "one": one, "table": table, "boots": boots, "check": check,
+            "trace": trace}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,10 @@ struct cidk_trace_stream_params {
 	const char *command; /* the header's "command=" text */
 	double seconds;      /* > 0: CMD killed (SIGKILL) after that */
 	unsigned int buffer_kb; /* the instance's buffer per CPU */
+	const char *prefix;  /* NULL, or what each line written starts with
+				(a console shared with other output) */
+	int fifo;            /* > 0: the recorder runs SCHED_FIFO at that
+				priority (CMD is put back to SCHED_OTHER) */
 };
 
 struct cidk_trace_stream_result {

@@ -95,6 +95,22 @@ printf '%s\n' "$out" | head -n 1 | grep -q '^# cidkit-trace: kernel=.* stream$' 
 	! printf '%s\n' "$out" | grep -qx from-cmd && printf '%s\n' "$err" | grep -q '^from-cmd$' &&
 	printf '%s\n' "$out" | tail -n 1 | grep -q '^# cidkit-trace: stream-end status=0 '
 ok $? "--stream --out -: the trace on stdout, CMD's stdout on stderr"
+# --fifo: the recorder at SCHED_FIFO, CMD back at SCHED_OTHER; the
+# recorder's own wake-ups and switches are not in the trace (it preempts
+# CMD's busy threads every 10 ms: without the filter each would be a
+# sched_switch of CMD's, and a reader woken per event would never stop);
+# --line-prefix on every line
+run trace record --stream --fifo 10 --line-prefix 'X: ' --out - -- sh -c \
+	'echo $PPID >"$1"; chrt -p $$ >&2; CIDK_PERCPU=rseq "$0" cid --threads $(($(nproc) * 2)) --duration 300 >/dev/null' \
+	"$CIDKIT" "$tmp/rec.pid"
+rp=$(cat "$tmp/rec.pid")
+printf '%s\n' "$err" | grep -q "scheduling policy: SCHED_OTHER" &&
+	! printf '%s\n' "$out" | grep -v '^X: ' | grep -q . &&
+	[ "$(printf '%s\n' "$out" | grep -c ' rseq_update: ')" -gt 10 ] &&
+	! printf '%s\n' "$out" | grep -q -E "[ _]pid=$rp "
+ok $? "--fifo 10 --line-prefix: CMD at SCHED_OTHER, every line prefixed, no event about the recorder (pid $rp)"
 expect_usage_error "--stream with --kprobes" trace record --stream --kprobes none --out "$tmp/k.trace" -- true
+expect_usage_error "--fifo without --stream" trace record --fifo 10 --out "$tmp/k.trace" -- true
+expect_usage_error "--fifo 100" trace record --stream --fifo 100 --out "$tmp/k.trace" -- true
 expect_usage_error "--stream with a command that does not exist" trace record --stream --out "$tmp/x.trace" -- /nonexistent/cmd
 done_testing

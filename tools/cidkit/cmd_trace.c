@@ -125,7 +125,8 @@ static const char about[] =
 	"every process it starts (set_event_pid, event-fork), without kprobes;\n"
 	"a last '# cidkit-trace: stream-end' line when CMD ended.  --out -\n"
 	"writes to standard output (CMD's standard output goes to standard\n"
-	"error).\n";
+	"error).  In a guest that may freeze (docs/hunt.md): --fifo 50 and\n"
+	"--out /dev/console with the kernel lab's frame as --line-prefix.\n";
 
 static int cmd_trace_record(int argc, char **argv)
 {
@@ -137,6 +138,8 @@ static int cmd_trace_record(int argc, char **argv)
 	static const char kprobes_auto[] = "auto";
 	const char *kprobes = kprobes_auto;
 	bool streaming = false;
+	const char *prefix = NULL;
+	unsigned int fifo = 0;
 	struct opt opts[] = {
 		{ OPT_STRING("out", 'o', &out, "FILE", "where the trace goes") },
 		{ OPT_DOUBLE("seconds", 's', &seconds, 0, 3600, "S",
@@ -147,6 +150,10 @@ static int cmd_trace_record(int argc, char **argv)
 			     "auto (each the kernel has), none, or a list of mm_cid_work, cpus_allowed, mm_cid_exit, mm_cid_fork (each must work)") },
 		{ OPT_FLAG("stream", 0, &streaming,
 			   "write each event as it happens (CMD and its descendants; no kprobes)") },
+		{ OPT_STRING("line-prefix", 0, &prefix, "TEXT",
+			     "--stream: each line written starts with TEXT (a console shared with other output)") },
+		{ OPT_UINT("fifo", 0, &fifo, 1, 99, "PRIO",
+			   "--stream: the recorder runs SCHED_FIFO at PRIO (CMD stays SCHED_OTHER), to keep up with busy CPUs") },
 		{ .type = OT_END },
 	};
 	struct opt_cmd cmd = { cmdname, about,
@@ -168,8 +175,13 @@ static int cmd_trace_record(int argc, char **argv)
 		sp.seconds = seconds;
 		sp.buffer_kb = buffer_kb;
 		sp.argv = argv + first;
+		sp.prefix = prefix;
+		sp.fifo = (int)fifo;
 		return stream(cmdname, &sp);
 	}
+	if (prefix || fifo)
+		return cli_error("%s: --%s is taken with --stream only", cmdname,
+				 prefix ? "line-prefix" : "fifo");
 	if (cidk_trace_probes_parse(kprobes, &p.want, &p.must))
 		return cli_error("%s: --kprobes %s: not auto, none or a list of mm_cid_work, cpus_allowed, mm_cid_exit, mm_cid_fork",
 				 cmdname, cli_q(kprobes));
