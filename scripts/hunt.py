@@ -54,6 +54,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -226,10 +227,23 @@ def trace(a):
            "--smp", str(a.smp), "--timeout", str(a.seconds + 90),
            "--boot-timeout", "150", "--", "sh", "-c", rec]
     t0 = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out = p.stdout.decode("utf-8", "replace").splitlines()
-    err = p.stderr.decode("utf-8", "replace")
-    lines = [l[2:] for l in out if l.startswith("@ ")]
+    arrived = []  # (seconds since the start on the host, line)
+    with tempfile.TemporaryFile() as ef:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=ef)
+        for raw in p.stdout:
+            arrived.append((time.monotonic() - t0, raw.decode("utf-8", "replace").rstrip("\n")))
+        p.wait()
+        ef.seek(0)
+        err = ef.read().decode("utf-8", "replace")
+    lines = [l[2:] for _, l in arrived if l.startswith("@ ")]
+    # the lag of each event behind the first one's: host arrival minus
+    # guest time, both counted from the first event (clocks not aligned)
+    lag = []
+    for h, l in arrived:
+        m = re.search(r"\] \S+ +([0-9]+\.[0-9]+): ", l) if l.startswith("@ ") else None
+        if m:
+            lag.append((h, float(m.group(1))))
+    lags = sorted((h - lag[0][0]) - (g - lag[0][1]) for h, g in lag)
     with open(a.out, "w") as f:
         f.write("".join(l + "\n" for l in lines))
     ts = [float(m.group(1)) for l in lines
@@ -239,6 +253,10 @@ def trace(a):
                wall=round(time.monotonic() - t0, 1), events=sum(not l.startswith("#") for l in lines),
                ended=any(l.startswith("# cidkit-trace: stream-end") for l in lines),
                first_event_s=ts[0] if ts else None, last_event_s=ts[-1] if ts else None,
+               lag_s=dict(median=round(lags[len(lags) // 2], 3), max=round(lags[-1], 3),
+                          last=round((lag[-1][0] - lag[0][0]) - (lag[-1][1] - lag[0][1]), 3))
+               if lags else None,
+               last_line_host_s=round(lag[-1][0], 1) if lag else None,
                vcpus=[l.strip() for l in err.splitlines() if l.strip().startswith("vCPU ")],
                command=" ".join(["scripts/kernel-lab"] + cmd[2:]))
     if p.returncode:
