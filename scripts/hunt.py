@@ -20,7 +20,8 @@ such a trace of `vfork-repro`: per round process, its CLONE_VM child (the
 child of another thread group: the round makes no other), the crossing
 (its last thread's fork), the mm_cids its threads returned to user with
 before the crossing and between it and the child's exit, and the CPUs
-its threads were switched in on in between.
+its threads were switched in on in between, and the CPUs the child was
+woken onto in between (the round's end: its SIGKILL).
 
 `boots` boots KERNEL N times in a row (CMD: cat /proc/uptime) with
 nokaslr and prints one JSON line per boot: whether it reached /init, the
@@ -314,9 +315,15 @@ def rounds(a):
             if name == "sched_switch" and cross < t < vexit:
                 if tg_of.get(int(re.search(r"next_pid=(\d+)", rest).group(1))) == r:
                     cpus.add(cpu)
-        print(f"round {r}: child {vm[0]}, crossing at {cross:.3f} s, child's exit "
-              f"{vexit - cross:.3f} s later; mm_cids before {sorted(pre)}, between "
-              f"{sorted(post)}; CPUs running the group between {sorted(cpus)}")
+        woken = [int(re.search(r"target_cpu=(\d+)", e[5]).group(1)) for e in ev
+                 if e[4] == "sched_wakeup" and cross < e[3] < vexit
+                 and re.search(rf" pid={vm[0]} ", e[5])]
+        gone = (f"child's exit {vexit - cross:.3f} s later" if vexit != float("inf")
+                else "no exit of the child")
+        print(f"round {r}: child {vm[0]}, crossing at {cross:.3f} s, {gone}; "
+              f"mm_cids before {sorted(pre)}, between {sorted(post)}; CPUs running "
+              f"the group between {sorted(cpus)}; the child woken onto CPU "
+              f"{', '.join(map(str, woken)) or '-'}")
     return 0
 
 

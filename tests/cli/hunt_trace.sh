@@ -25,7 +25,8 @@ ok $? "froze.trace: 40 events, no stream-end, round 166 cut before the crossing 
 hunt rounds "$tmp/passed.trace" >"$tmp/rounds"
 [ "$(grep -c 'mm_cids before \[0, 2, 3\], between' "$tmp/rounds")" -eq 19 ] &&
 	[ "$(grep -c 'between \[0, 1, 2, 3\]; CPUs' "$tmp/rounds")" -eq 1 ] &&
-	[ "$(grep -c 'CPUs running the group between \[0, 2, 3\]$' "$tmp/rounds")" -eq 18 ] &&
+	[ "$(grep -c 'CPUs running the group between \[0, 2, 3\]; the child woken onto CPU [023]$' "$tmp/rounds")" -eq 18 ] &&
+	! grep -q 'the child woken onto CPU 1' "$tmp/rounds" &&
 	tail -n 1 "$tmp/passed.trace" | grep -q '^# cidkit-trace: stream-end status=0 lines=3779 before-end=3779 lost=0$'
 ok $? "fifo-passed.trace: 19 rounds at mm_cids 0, 2, 3 before the crossing, CID 1 after it in one, the group on CPUs 0, 2, 3 in 18" "$tmp/rounds"
 
@@ -54,4 +55,21 @@ for p in ownership ownership:v6.19; do
 	printf '%s\n' "$out" | grep -q "^vfork-repro-6.19.8 ($p, 4 CPUs, 5 tasks): pass"
 	ok $? "$p: pass within 1 explorer switch"
 done
+# the run under the SCHED_FIFO recorder that froze: the stream goes on
+# past the crossing, to the child's wake-up onto CPU 1, the one CPU the
+# group never ran on after the crossing
+D2=$top/docs/data/hunt/trace-6.19.8-x86_64-4-vfork-repro-2
+xz -dc "$D2/fifo-froze.trace.xz" >"$tmp/ff.trace"
+r=$(hunt rounds "$tmp/ff.trace")
+[ "$r" = "round 169: child 170, crossing at 31.726 s, no exit of the child; mm_cids before [0, 2, 3], between [2]; CPUs running the group between [0, 2, 3]; the child woken onto CPU 1" ] &&
+	[ "$(grep -vc '^#' "$tmp/ff.trace")" -eq 193 ] && [ "$(grep -c '\[001\]' "$tmp/passed.trace")" -eq 5 ]
+ok $? "fifo-froze.trace: 193 events, the crossing, the child woken onto CPU 1 (no group CPU); fifo-passed: 5 events on CPU 1" "$tmp/ff.trace"
+for p in ownership ownership:v6.19; do
+	run check --scenario "$D2/round169.scn" --policy $p --preemptions 1
+	printf '%s\n' "$out" | grep -q "^vfork-repro-6.19.8-fifo ($p, 4 CPUs, 5 tasks): pass"
+	ok $? "round169.scn, $p: pass within 1 explorer switch"
+done
+run_status 1 check --scenario "$D2/round169.scn" --policy ownership:-VFORK --preemptions 0
+printf '%s\n' "$out" | grep -q "T4 spins in get_cid"
+ok $? "round169.scn, ownership:-VFORK: T4 (the crossing thread, on CPU 1) spins in get_cid"
 done_testing
