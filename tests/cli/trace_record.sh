@@ -86,9 +86,10 @@ run sim replay --json --tgid "$cid" "$tmp/s.trace"
 printf '%s' "$out" | python3 -c '
 import json, sys
 j = json.load(sys.stdin)
-assert j["threads"] == 3 and j["rseq_updates"] > 0, j
+# (3 threads; 4 under ASan: the exit-time tracer task of LeakSanitizer)
+assert j["threads"] in (3, 4) and j["rseq_updates"] > 0, j
 '
-ok $? "sim replay reads the stream: the cid process's three threads and their rseq_update events"
+ok $? "sim replay reads the stream: the cid process's threads and their rseq_update events"
 # --out -: the events on standard output, CMD's own output on standard error
 run trace record --stream --out - -- sh -c 'echo from-cmd'
 printf '%s\n' "$out" | head -n 1 | grep -q '^# cidkit-trace: kernel=.* stream$' &&
