@@ -64,9 +64,13 @@ try:
               n, f"out {n}".encode(), f"err {n}".encode(), f"exit {n}")
              for n in range(256)]
     # CMD becomes sleep (exec), killed from behind: a shell would ignore
-    # SIGQUIT.  ulimit -c 0: no core for this machine's core handler.
+    # SIGQUIT.  The killer waits until the exec happened (/proc/PID/comm;
+    # at most 10 s): a fixed 0.5 s once fell before the exec at load, the
+    # shell ignored SIGQUIT and sleep ran out with status 0.  ulimit -c 0:
+    # no core for this machine's core handler.
     cases += [(f"ulimit -c 0; printf 'before {s.value}'; "
-               f"(sleep 0.5; kill -{s.value} $$) & exec sleep 30",
+               f"(i=0; while [ $i -lt 100 ] && [ \"$(cat /proc/$$/comm 2>/dev/null)\" != sleep ]; "
+               f"do sleep 0.1; i=$((i + 1)); done; kill -{s.value} $$) & exec sleep 30",
                128 + s.value, f"before {s.value}".encode(), None,
                f"killed by {s.name} ({s.value})")
               for s in SIGNALS]
