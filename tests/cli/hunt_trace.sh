@@ -72,4 +72,14 @@ done
 run_status 1 check --scenario "$D2/round169.scn" --policy ownership:-VFORK --preemptions 0
 printf '%s\n' "$out" | grep -q "T4 spins in get_cid"
 ok $? "round169.scn, ownership:-VFORK: T4 (the crossing thread, on CPU 1) spins in get_cid"
+# seed 3 under the SCHED_FIFO recorder: 21 whole rounds then the one
+# that froze; CID 1 (the child's) never seen while the child lived
+D3=$top/docs/data/hunt/trace-6.19.8-x86_64-4-vfork-repro-3
+xz -dc "$D3/fifo-froze.trace.xz" >"$tmp/f3.trace"
+hunt rounds "$tmp/f3.trace" >"$tmp/r3"
+[ "$(grep -c 'mm_cids before \[0, 2, 3\], between' "$tmp/r3")" -eq 22 ] &&
+	! grep -q 'mm_cids before \[[0-9, ]*\], between \[[0-9, ]*1[],]' "$tmp/r3" && ! grep -q 'woken onto CPU 1' "$tmp/r3" &&
+	tail -n 1 "$tmp/r3" | grep -q '^round 274: child 275, crossing at 41.261 s, no exit of the child;' &&
+	[ "$(grep -vc '^#' "$tmp/f3.trace")" -eq 7222 ] && [ "$(grep -c '\[001\]' "$tmp/f3.trace")" -eq 30 ]
+ok $? "seed 3: 22 rounds at 0, 2, 3, no CID 1 while the child lived, round 274 without the child's exit; 30 of 7,222 events on CPU 1" "$tmp/r3"
 done_testing
