@@ -7,6 +7,21 @@
   hunt.py table DIR...
   hunt.py check DOC
   hunt.py boots KERNEL ARCH SMP N [--boot-timeout S] [--cmdline ARGS]
+  hunt.py trace KERNEL ARCH SMP WORKLOAD SEED [--seconds S] [--fifo N] --out FILE
+  hunt.py rounds TRACE
+
+`trace` runs the stress as `one` does under `cidkit trace record --stream`
+(SCHED_FIFO N, default 50, 0: SCHED_OTHER; each event written to the console at once in the lab's
+frame, glibc's rseq area kept so every thread has rseq_update events) and
+writes the events that reached the host to FILE, whether CMD ended or the
+guest froze (docs/hunt.md "A trace of the run that froze"); one JSON line
+on stdout: exit, lines, the last event's time, the vCPUs.  `rounds` reads
+such a trace of `vfork-repro`: per round process, its CLONE_VM child (the
+child of another thread group: the round makes no other), the crossing
+(its last thread's fork), the mm_cids its threads returned to user with
+before the crossing and between it and the child's exit, and the CPUs
+its threads were switched in on in between, and the CPUs the child was
+woken onto in between (the round's end: its SIGKILL).
 
 `boots` boots KERNEL N times in a row (CMD: cat /proc/uptime) with
 nokaslr and prints one JSON line per boot: whether it reached /init, the
@@ -40,6 +55,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -202,6 +218,115 @@ def boots(a):
     return 0
 
 
+def trace(a):
+    fifo = f"--fifo {a.fifo} " if a.fifo else ""
+    rec = ("exec cidkit trace record --stream " + fifo + "--buffer-kb 4096 "
+           "--line-prefix \"$(cat /lab/token):o @ \" --out /dev/console -- "
+           "env CIDKIT_STRESS_REEXEC=1 cidkit stress --workload "
+           f"{a.workload} --seed {a.seed} --seconds {a.seconds} --heartbeat 1000 --json")
+    cmd = [sys.executable, LAB, "run", "--stream", "--kernel", a.kernel, "--arch", a.arch,
+           "--smp", str(a.smp), "--timeout", str(a.seconds + 90),
+           "--boot-timeout", "150", "--", "sh", "-c", rec]
+    t0 = time.monotonic()
+    arrived = []  # (seconds since the start on the host, line)
+    with tempfile.TemporaryFile() as ef:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=ef)
+        for raw in p.stdout:
+            arrived.append((time.monotonic() - t0, raw.decode("utf-8", "replace").rstrip("\n")))
+        p.wait()
+        ef.seek(0)
+        err = ef.read().decode("utf-8", "replace")
+    lines = [l[2:] for _, l in arrived if l.startswith("@ ")]
+    # the lag of each event behind the first one's: host arrival minus
+    # guest time, both counted from the first event (clocks not aligned)
+    lag = []
+    for h, l in arrived:
+        m = re.search(r"\] \S+ +([0-9]+\.[0-9]+): ", l) if l.startswith("@ ") else None
+        if m:
+            lag.append((h, float(m.group(1))))
+    lags = sorted((h - lag[0][0]) - (g - lag[0][1]) for h, g in lag)
+    with open(a.out, "w") as f:
+        f.write("".join(l + "\n" for l in lines))
+    ts = [float(m.group(1)) for l in lines
+          for m in [re.search(r"\] \S+ +([0-9]+\.[0-9]+): ", l)] if m]
+    row = dict(kernel=a.kernel, arch=a.arch, smp=a.smp, workload=a.workload,
+               seed=a.seed, fifo=a.fifo, exit=p.returncode,
+               wall=round(time.monotonic() - t0, 1), events=sum(not l.startswith("#") for l in lines),
+               ended=any(l.startswith("# cidkit-trace: stream-end") for l in lines),
+               first_event_s=ts[0] if ts else None, last_event_s=ts[-1] if ts else None,
+               lag_s=dict(median=round(lags[len(lags) // 2], 3), max=round(lags[-1], 3),
+                          last=round((lag[-1][0] - lag[0][0]) - (lag[-1][1] - lag[0][1]), 3))
+               if lags else None,
+               last_line_host_s=round(lag[-1][0], 1) if lag else None,
+               vcpus=[l.strip() for l in err.splitlines() if l.strip().startswith("vCPU ")],
+               command=" ".join(["scripts/kernel-lab"] + cmd[2:]))
+    if p.returncode:
+        row["tail"] = err.strip().splitlines()[-12:]
+    print(json.dumps(row))
+    return 0
+
+
+EVENT = re.compile(r"-(\d+) +\(\s*([0-9-]+)\) \[(\d+)\] \S+ +([0-9.]+): (\w+): (.*)")
+
+
+def rounds(a):
+    ev, top = [], None
+    for l in open(a.trace):
+        m = re.match(r"# cidkit-trace: .*tgid=(\d+)", l)
+        if m and top is None:
+            top = int(m.group(1))
+        m = EVENT.search(l)
+        if m and not l.startswith("#"):
+            ev.append((int(m.group(1)), m.group(2), int(m.group(3)), float(m.group(4)),
+                       m.group(5), m.group(6)))
+    tg_of, exit_t, kids = {}, {}, {}
+    for pid, tg, cpu, t, name, rest in ev:
+        if tg.isdigit():
+            tg_of[pid] = int(tg)
+        if name == "sched_process_exit":
+            exit_t[int(re.search(r" pid=(\d+)", rest).group(1))] = t
+        if name != "sched_process_fork":
+            continue
+        c = int(re.search(r"child_pid=(\d+)", rest).group(1))
+        if pid == top:  # CMD execs env, then the stress: one pid
+            kids[c] = []
+        elif pid in kids:
+            kids[pid].append((c, t))
+    for r, ks in sorted(kids.items()):
+        if tg_of.get(r) != r:
+            continue  # a thread of the stress, not a round's process
+        vm = [c for c, _ in ks if tg_of.get(c, r) != r]
+        if len(ks) < 4 or not vm:
+            seen = sorted({int(re.search(r"mm_cid=(\d+)", e[5]).group(1)) for e in ev
+                           if e[4] == "rseq_update" and tg_of.get(e[0]) == r})
+            print(f"round {r}: {len(ks)} children recorded (CLONE_VM child "
+                  f"{vm[0] if vm else '?'}), mm_cids {seen}; the trace ends before "
+                  f"the crossing, at {ev[-1][3]:.3f} s")
+            continue
+        cross, vexit = ks[-1][1], exit_t.get(vm[0], float("inf"))
+        pre, post, cpus = set(), set(), set()
+        for pid, tg, cpu, t, name, rest in ev:
+            if name == "rseq_update" and tg_of.get(pid) == r:
+                cid = int(re.search(r"mm_cid=(\d+)", rest).group(1))
+                if t < cross:
+                    pre.add(cid)
+                elif t < vexit:
+                    post.add(cid)
+            if name == "sched_switch" and cross < t < vexit:
+                if tg_of.get(int(re.search(r"next_pid=(\d+)", rest).group(1))) == r:
+                    cpus.add(cpu)
+        woken = [int(re.search(r"target_cpu=(\d+)", e[5]).group(1)) for e in ev
+                 if e[4] == "sched_wakeup" and cross < e[3] < vexit
+                 and re.search(rf" pid={vm[0]} ", e[5])]
+        gone = (f"child's exit {vexit - cross:.3f} s later" if vexit != float("inf")
+                else "no exit of the child")
+        print(f"round {r}: child {vm[0]}, crossing at {cross:.3f} s, {gone}; "
+              f"mm_cids before {sorted(pre)}, between {sorted(post)}; CPUs running "
+              f"the group between {sorted(cpus)}; the child woken onto CPU "
+              f"{', '.join(map(str, woken)) or '-'}")
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(prog="hunt.py")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -228,12 +353,24 @@ def main():
     b.add_argument("n", type=int)
     b.add_argument("--boot-timeout", type=int, default=60)
     b.add_argument("--cmdline", default="")
+    r = sub.add_parser("trace")
+    r.add_argument("kernel")
+    r.add_argument("arch", choices=["x86_64", "arm64"])
+    r.add_argument("smp", type=int)
+    r.add_argument("workload")
+    r.add_argument("seed", type=int)
+    r.add_argument("--seconds", type=int, default=30)
+    r.add_argument("--fifo", type=int, default=50)
+    r.add_argument("--out", required=True)
+    rd = sub.add_parser("rounds")
+    rd.add_argument("trace")
     t = sub.add_parser("table")
     t.add_argument("dirs", nargs="+")
     c = sub.add_parser("check")
     c.add_argument("doc")
     a = p.parse_args()
-    return {"jobs": jobs, "one": one, "table": table, "boots": boots, "check": check}[a.cmd](a)
+    return {"jobs": jobs, "one": one, "table": table, "boots": boots, "check": check,
+            "trace": trace, "rounds": rounds}[a.cmd](a)
 
 
 if __name__ == "__main__":

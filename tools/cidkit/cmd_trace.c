@@ -9,7 +9,9 @@
  * kprobe events of trace.h (mm_cid_work, cpus_allowed, mm_cid_exit,
  * mm_cid_fork) where the kernel takes them, and names the ones recorded in
  * the header (probes=); under "auto" a missing one is said with the
- * summary line.
+ * summary line.  --stream writes each event as it happens (trace/stream.c:
+ * CMD and every process it starts, through trace_pipe), for a run that
+ * may never end.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "opt.h"
+#include "stream.h"
 
 /* CMD and its arguments, each quoted as the messages quote them. */
 static char *command_text(char *const *argv)
@@ -77,6 +80,33 @@ static int record(const char *cmdname, struct cidk_trace_record_params *p)
 	return CLI_EXIT_OK;
 }
 
+/* --stream: trace/stream.c; the summary says what left before CMD ended. */
+static int stream(const char *cmdname, struct cidk_trace_stream_params *p)
+{
+	struct cidk_trace_stream_result res;
+	char *cmd = command_text(p->argv);
+	int rc;
+
+	if (!cmd)
+		return cli_error("%s: out of memory", cmdname);
+	p->command = cmd;
+	rc = cidk_trace_stream(p, &res);
+	free(cmd);
+	if (rc) {
+		if (res.stage == CIDK_TRACE_REC_EXEC)
+			return cli_error("%s: %s: %s", cmdname, cli_q(p->argv[0]),
+					 res.msg);
+		if (res.stage == CIDK_TRACE_REC_OUT)
+			return cli_error("%s: %s: %s", cmdname, cli_q(p->out),
+					 res.msg);
+		return cli_error("%s: %s", cmdname, res.msg);
+	}
+	fprintf(stderr, "trace record: streamed %lu events (%lu before CMD ended, %lu lost by the kernel; pid %d and its descendants) to %s\n",
+		res.lines, res.before_end, res.lost, res.tgid,
+		strcmp(p->out, "-") ? p->out : "standard output");
+	return CLI_EXIT_OK;
+}
+
 static const char about[] =
 	"Runs CMD with the scheduler's and rseq's tracepoints on (a tracefs\n"
 	"instance of its own, through libtracefs; tracefs is mounted if needed)\n"
@@ -89,7 +119,14 @@ static const char about[] =
 	"BTF), mm_cid_exit, where an exiting task gives its CID back\n"
 	"(sched_mm_cid_exit_signals, 6.4-6.18; sched_mm_cid_exit, 6.19 on), and\n"
 	"mm_cid_fork, where the parent counts a new user (sched_mm_cid_fork);\n"
-	"one missing under 'auto' is said on stderr, not recorded.\n";
+	"one missing under 'auto' is said on stderr, not recorded.\n"
+	"--stream: for a run that may never end (a kernel that freezes), each\n"
+	"event is written as the kernel hands it over (trace_pipe), for CMD and\n"
+	"every process it starts (set_event_pid, event-fork), without kprobes;\n"
+	"a last '# cidkit-trace: stream-end' line when CMD ended.  --out -\n"
+	"writes to standard output (CMD's standard output goes to standard\n"
+	"error).  In a guest that may freeze (docs/hunt.md): --fifo 50 and\n"
+	"--out /dev/console with the kernel lab's frame as --line-prefix.\n";
 
 static int cmd_trace_record(int argc, char **argv)
 {
@@ -98,7 +135,11 @@ static int cmd_trace_record(int argc, char **argv)
 	double seconds = 0;
 	unsigned int buffer_kb = 16384;
 	struct cidk_trace_record_params p = { 0 };
-	const char *kprobes = "auto";
+	static const char kprobes_auto[] = "auto";
+	const char *kprobes = kprobes_auto;
+	bool streaming = false;
+	const char *prefix = NULL;
+	unsigned int fifo = 0;
 	struct opt opts[] = {
 		{ OPT_STRING("out", 'o', &out, "FILE", "where the trace goes") },
 		{ OPT_DOUBLE("seconds", 's', &seconds, 0, 3600, "S",
@@ -107,6 +148,12 @@ static int cmd_trace_record(int argc, char **argv)
 			   "trace buffer per CPU") },
 		{ OPT_STRING("kprobes", 0, &kprobes, "LIST",
 			     "auto (each the kernel has), none, or a list of mm_cid_work, cpus_allowed, mm_cid_exit, mm_cid_fork (each must work)") },
+		{ OPT_FLAG("stream", 0, &streaming,
+			   "write each event as it happens (CMD and its descendants; no kprobes)") },
+		{ OPT_STRING("line-prefix", 0, &prefix, "TEXT",
+			     "--stream: each line written starts with TEXT (a console shared with other output)") },
+		{ OPT_UINT("fifo", 0, &fifo, 1, 99, "PRIO",
+			   "--stream: the recorder runs SCHED_FIFO at PRIO (CMD stays SCHED_OTHER), to keep up with busy CPUs") },
 		{ .type = OT_END },
 	};
 	struct opt_cmd cmd = { cmdname, about,
@@ -118,6 +165,23 @@ static int cmd_trace_record(int argc, char **argv)
 	rc = opt_parse_in_order(&cmd, argc, argv, &first);
 	if (rc)
 		return opt_status(rc);
+	if (streaming) {
+		struct cidk_trace_stream_params sp = { 0 };
+
+		if (kprobes != kprobes_auto)
+			return cli_error("%s: --kprobes is not taken with --stream",
+					 cmdname);
+		sp.out = out;
+		sp.seconds = seconds;
+		sp.buffer_kb = buffer_kb;
+		sp.argv = argv + first;
+		sp.prefix = prefix;
+		sp.fifo = (int)fifo;
+		return stream(cmdname, &sp);
+	}
+	if (prefix || fifo)
+		return cli_error("%s: --%s is taken with --stream only", cmdname,
+				 prefix ? "line-prefix" : "fifo");
 	if (cidk_trace_probes_parse(kprobes, &p.want, &p.must))
 		return cli_error("%s: --kprobes %s: not auto, none or a list of mm_cid_work, cpus_allowed, mm_cid_exit, mm_cid_fork",
 				 cmdname, cli_q(kprobes));
