@@ -679,7 +679,8 @@ static bool judged_word(const struct props *pr, const void *a)
  * mm_cid_fixup_cpus_to_tasks() hands the CPU's CID to it in transit or
  * sets the transition bit of its own ([V5]: "Ensure it has the
  * transition bit set"), so that its switch-out gives back a CID at or
- * above max_cids ([WOES] 4/4).  Sequential consistency only.
+ * above max_cids ([WOES] 4/4).  Judged here: a plain task CID left so
+ * (one left CPU-owned is own-task-mode's).  Sequential consistency only.
  */
 static void transit_end(struct props *pr, unsigned int mode)
 {
@@ -691,10 +692,10 @@ static void transit_end(struct props *pr, unsigned int mode)
 		if (pr->across[i] && pr->v.alive[i] && pr->v.in_user[i] &&
 		    pr->v.user_cid[i] != CIDK_CID_NONE &&
 		    chk_mem_model() == CHK_MEM_SC &&
-		    !(pr->v.task[i].own & TRANSIT)) {
+		    on_task(pr->v.task[i].own)) {
 			fail(pr, "own-transit: a transition to per-task ended "
-				 "while %s ran through it, holding %#x, not in "
-				 "transit", pr->v.s->task[i].name,
+				 "while %s ran through it, holding task CID %u, "
+				 "not in transit", pr->v.s->task[i].name,
 			     pr->v.task[i].own);
 			break;
 		}
