@@ -36,7 +36,9 @@
  *                 cidk_cid_check); a slow-path switch-in inside a
  *                 transition gets a transit CID; a switch-out keeps a
  *                 transit CID only below max_cids with no transition
- *                 ([WOES] 1/4, 4/4; both under sequential consistency);
+ *                 ([WOES] 1/4, 4/4); a task running all through a
+ *                 transition to per-task holds its CID in transit at its
+ *                 end ([V5]) (all under sequential consistency);
  *   own-slot      a running task's CPU records the value it runs with;
  *   own-task-mode per-task mode, no transition: no CPU owns a CID;
  *   own-fork      a task forked in per-task mode owns a CID from birth;
@@ -110,6 +112,8 @@ struct props {
 	bool saw_old[CHK_MAX_THREADS];
 	bool in_ev[CHK_MAX_THREADS];
 	enum scn_ev_kind ev_kind[CHK_MAX_THREADS];
+	/* own-transit: in user space since the per-task TRANSIT was published */
+	bool across[CHK_MAX_THREADS];
 	/* own-keep: the CID a task owned at the end of its last switch-in */
 	unsigned int kept_own[CHK_MAX_THREADS];
 	unsigned long kept_epoch[CHK_MAX_THREADS];
@@ -282,6 +286,7 @@ void props_begin(struct props *pr, unsigned int tid, const struct scn_event *e)
 	pr->ev_kind[tid] = e->kind;
 	pr->other_ran[tid] = false;
 	pr->saw_old[tid] = false;
+	pr->across[tid] = false;
 	pr->begin_epoch[tid] = pr->epoch;
 	pr->begin_bm_version[tid] = pr->bm_version;
 	pr->begin_bm[tid] = bitmap(pr);
@@ -666,6 +671,39 @@ static bool judged_word(const struct props *pr, const void *a)
 	return false;
 }
 
+/*
+ * own-transit (end of a CPU->task transition): a task in user space all
+ * through it -- from the step that publishes the per-task mode with
+ * TRANSIT to the one that clears it, no event of its own between -- holds
+ * its CID in transit at the end: the walk met it running on its CPU, and
+ * mm_cid_fixup_cpus_to_tasks() hands the CPU's CID to it in transit or
+ * sets the transition bit of its own ([V5]: "Ensure it has the
+ * transition bit set"), so that its switch-out gives back a CID at or
+ * above max_cids ([WOES] 4/4).  Judged here: a plain task CID left so
+ * (one left CPU-owned is own-task-mode's).  Sequential consistency only.
+ */
+static void transit_end(struct props *pr, unsigned int mode)
+{
+	unsigned int prev = pr->seen_mode, n = pr->v.s->ntasks;
+
+	if (mode == prev)
+		return;
+	for (unsigned int i = 0; i < n && prev == TRANSIT && !mode; i++)
+		if (pr->across[i] && pr->v.alive[i] && pr->v.in_user[i] &&
+		    pr->v.user_cid[i] != CIDK_CID_NONE &&
+		    chk_mem_model() == CHK_MEM_SC &&
+		    on_task(pr->v.task[i].own)) {
+			fail(pr, "own-transit: a transition to per-task ended "
+				 "while %s ran through it, holding task CID %u, "
+				 "not in transit", pr->v.s->task[i].name,
+			     pr->v.task[i].own);
+			break;
+		}
+	for (unsigned int i = 0; i < n; i++)
+		pr->across[i] = mode == TRANSIT && pr->v.alive[i] &&
+				pr->v.in_user[i] && !pr->in_ev[i];
+}
+
 int props_step(struct props *pr, char *why, size_t len)
 {
 	unsigned int self = chk_self();
@@ -697,6 +735,7 @@ int props_step(struct props *pr, char *why, size_t len)
 			pr->in_transition = false;
 			pr->pre_oncpu = mode & ONCPU;
 		}
+		transit_end(pr, mode);
 		if (mode != pr->seen_mode)
 			pr->mode_epoch++;
 		if (mode != pr->seen_mode || max != pr->seen_max) {

@@ -73,6 +73,8 @@ property lazy:164:drop:0 lazy lazy-put lazy-switch
 property lazy:214:ror:1 lazy scan-race lazy-migrate
 property lazy:252:ror:0 lazy "$judge/lazy-exit.scn" lazy-exit
 property lazy:330:const:0 lazy "$judge/lazy-scan.scn" lazy-scan
+property ownership:417:drop:0 ownership:-VFORK "$judge/own-fork-vfork.scn" own-transit
+for f in "$judge"/own-fork-*.scn; do run check --scenario "$f"; ok $? "$f passes unmutated"; done
 CIDKIT_CHECK=$(mutant own-no-transit-clear)
 export CIDKIT_CHECK
 run_status 1 check --policy ownership --scenario switch-back
