@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -148,12 +149,50 @@ static void note_lock(const void *addr, unsigned int holder)
 		if (X.lock_addr[i] == addr)
 			break;
 	if (i == X.nlocks) {
-		if (X.nlocks == 16)
+		if (X.nlocks == CHK_MAX_LOCKS) {
+			X.locks_overflow = true;
 			return;
+		}
 		X.nlocks++;
 	}
 	X.lock_addr[i] = addr;
 	X.lock_holder[i] = holder;
+}
+
+/*
+ * lock-owner: a lock is released only by the thread that holds it -- the
+ * kernel's spin_unlock()/mutex_unlock() contract (lockdep's "releasing a
+ * pinned lock" / "bad unlock balance", kernel/locking/lockdep.c; a mutex
+ * "must be released by the same task that acquired it",
+ * kernel/locking/mutex.c's header).  An unlock by another thread, or of a
+ * lock nobody holds, may end a critical section it does not own.  Called
+ * at X.cur's UNLOCK, before the holder is cleared; the table's overflow
+ * (more locks than CHK_MAX_LOCKS) leaves an unknown lock unjudged.
+ */
+static void check_unlock(const struct chk_step *st)
+{
+	unsigned int holder = NO_THREAD;
+	bool known = false;
+	char buf[64];
+	const char *an;
+
+	for (unsigned int i = 0; i < X.nlocks; i++)
+		if (X.lock_addr[i] == st->addr) {
+			holder = X.lock_holder[i];
+			known = true;
+		}
+	if (holder == X.cur || (!known && X.locks_overflow) || X.bad_unlock)
+		return;
+	an = X.m->addr_name ?
+		X.m->addr_name(X.m->ctx, st->addr, buf, sizeof(buf)) : NULL;
+	snprintf(X.lock_why, sizeof(X.lock_why),
+		 "lock-owner: %s released lock %s in %s (%s:%u), which %s%s",
+		 X.m->thread_name(X.m->ctx, X.cur), an ? an : "?",
+		 st->site.func ? st->site.func : "?",
+		 chk_short_file(st->site.file), st->site.line,
+		 holder == NO_THREAD ? "nobody held" : "is held by ",
+		 holder == NO_THREAD ? "" : X.m->thread_name(X.m->ctx, holder));
+	X.bad_unlock = true;
 }
 
 void cidk__chk_after(uint64_t found, uint64_t left)
@@ -169,10 +208,12 @@ void cidk__chk_after(uint64_t found, uint64_t left)
 	st->found = found;
 	st->left = left;
 	st->has_values = true;
-	if (op == CIDK__OP_LOCK)
+	if (op == CIDK__OP_LOCK) {
 		note_lock(st->addr, X.cur);
-	else if (op == CIDK__OP_UNLOCK)
+	} else if (op == CIDK__OP_UNLOCK) {
+		check_unlock(st);
 		note_lock(st->addr, NO_THREAD);
+	}
 	if (op == CIDK__OP_LOCK || op == CIDK__OP_UNLOCK ||
 	    (is_write(op) && found != left))
 		X.write_epoch++;
@@ -443,6 +484,8 @@ int chk_xp_run_one(struct exec_out *out, enum mode mode)
 	X.corrupt = false;
 	X.write_epoch = 0;
 	X.nlocks = 0;
+	X.locks_overflow = false;
+	X.bad_unlock = false;
 	X.m->reset(X.m->ctx);
 	chk_mem_reset(X.o->memory, X.m->nthreads);
 	rc = threads_init();
@@ -613,7 +656,11 @@ int chk_xp_run_one(struct exec_out *out, enum mode mode)
 		 * hash is in the set and in X.hist[step] already */
 		if (!dfs || step + 1 >= X.target)
 			count_state(step);
-		if (X.m->check_step &&
+		if (X.bad_unlock) {
+			snprintf(out->why, sizeof(out->why), "%s", X.lock_why);
+			out->violation = true;
+			strcpy(out->property, "safety");
+		} else if (X.m->check_step &&
 		    X.m->check_step(X.m->ctx, out->why, sizeof(out->why))) {
 			out->violation = true;
 			strcpy(out->property, "safety");

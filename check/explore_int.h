@@ -29,6 +29,7 @@
 
 #define STACK_SIZE (256u * 1024)
 #define NO_THREAD 0xffu
+#define CHK_MAX_LOCKS 80
 
 struct thr {
 	struct coro co;
@@ -100,10 +101,16 @@ struct chk_xp {
 	unsigned long unit_root, unit, cur_unit;
 	bool admitted;
 	double thresh;
-	/* lock holders, for liveness messages */
-	const void *lock_addr[16];
-	unsigned int lock_holder[16];
+	/* lock holders, for liveness messages and lock-owner: a runqueue
+	 * lock per CPU (up to SCN_MAX_CPUS), the mutexes, the kernel
+	 * policy's pi_locks; an unlock by a thread that does not hold the
+	 * lock (lock_why: its message), unless the table overflowed */
+	const void *lock_addr[CHK_MAX_LOCKS];
+	unsigned int lock_holder[CHK_MAX_LOCKS];
 	unsigned int nlocks;
+	bool locks_overflow;
+	bool bad_unlock;
+	char lock_why[CHK_WHY];
 	/* the state cache (statecache.h), each thread's stack fingerprint */
 	struct sc_table *sc;
 	struct chk_fp stack_fp[CHK_MAX_THREADS];

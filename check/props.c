@@ -131,7 +131,23 @@ struct props {
 	bool ref_used_valid;
 	/* the lazy family's locality promises (props_lazy.c) */
 	struct props_lazy lz;
+	/* own-union (at the end of this file): each task's CPUs by the
+	 * scenario, the CPUs of the mm's users past and present, who has
+	 * been a user, an affinity change under way, max_cids last seen */
+	uint64_t un_mask[CHK_MAX_THREADS];
+	uint64_t un_pend[CHK_MAX_THREADS];
+	uint64_t un_ever;
+	bool un_user[CHK_MAX_THREADS];
+	unsigned int un_max;
 };
+
+static void own_union_reset(struct props *pr);
+static void own_union_begin(struct props *pr, unsigned int tid,
+			    const struct scn_event *e);
+static void own_union_end(struct props *pr, unsigned int tid,
+			  const struct scn_event *e);
+static void own_union_step(struct props *pr);
+static void own_union_quiet(struct props *pr);
 
 static unsigned int ld(const _Atomic unsigned int *p)
 {
@@ -267,6 +283,7 @@ void props_reset(struct props *pr, struct cidk_cid_mm *mm)
 	if (pr->ref_percpu)
 		pr->ref_thrs = ref_thrs(pr, ld(&mm->nr_users),
 					pr->seen_allowed);
+	own_union_reset(pr);
 }
 
 /* ---- events ------------------------------------------------------------------ */
@@ -329,6 +346,7 @@ void props_begin(struct props *pr, unsigned int tid, const struct scn_event *e)
 			 "with no mode change since, switches in owning %s",
 		     pr->v.s->task[tid].name, pr->kept_own[tid],
 		     t->own == UNSET ? "nothing" : "another CID");
+	own_union_begin(pr, tid, e);
 }
 
 static bool on_task(unsigned int v)
@@ -608,6 +626,8 @@ void props_end(struct props *pr, unsigned int tid, const struct scn_event *e)
 				   !pr->other_ran[tid], why, sizeof(why)))
 			fail(pr, "%s", why);
 	}
+	if (ownership(pr))
+		own_union_end(pr, tid, e);
 }
 
 /* ---- steps and quiescence ------------------------------------------------------ */
@@ -748,6 +768,7 @@ int props_step(struct props *pr, char *why, size_t len)
 			pr->seen_bm = bm;
 		}
 		step_mode(pr);
+		own_union_step(pr);
 	}
 	if (pr->bad) {
 		snprintf(why, len, "%s", pr->why);
@@ -856,9 +877,102 @@ int props_quiet(struct props *pr, char *why, size_t len)
 		own_slot(pr);
 	if (!pr->bad && ownership(pr) && ld(&mm->nr_users) && !mode_word(pr))
 		own_task_mode(pr);
+	if (!pr->bad && ownership(pr))
+		own_union_quiet(pr);
 	if (pr->bad) {
 		snprintf(why, len, "%s", pr->why);
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- own-union ------------------------------------------------------------------ */
+
+/*
+ * own-union: the mm's allowed CPUs are the union of its users' CPUs,
+ * computed here from the scenario (each task's affinity, then its
+ * affinity events), never from the mm's mask.  [V5]'s
+ * mm_update_cpus_allowed(): "mm::mm_cid::mm_cpus_allowed is the superset
+ * of each threads allowed CPUs mask which means it can only grow";
+ * mm_init_cid() starts it from the first task's mask.  A task's CPUs join
+ * when it becomes a user (lib/cid/ownership.c's fork grows the union and
+ * marks the task active in one critical section: a thread the kernel
+ * creates inherits its parent's mask, one of ours may bring new CPUs) and
+ * stay after its exit; an affinity change adds its mask by its end.
+ * Checked:
+ *   at quiescence, nr_cpus_allowed is the weight of that union;
+ *   at every step that changes max_cids, it is [V5]'s
+ *   __mm_update_max_cids() of the users counted and that union (its
+ *   weight with or without the masks of affinity changes under way): a
+ *   max_cids computed from CPUs no user has brought yet is one no
+ *   schedule of the kernel's stores, and switch-ins read it without the
+ *   mutex.
+ */
+static unsigned int weight64(uint64_t m)
+{
+	return (unsigned int)__builtin_popcountll(m);
+}
+
+static void own_union_reset(struct props *pr)
+{
+	for (unsigned int i = 0; i < pr->v.s->ntasks; i++) {
+		pr->un_mask[i] = scn_task_cpus(pr->v.s, i);
+		pr->un_user[i] = pr->v.task[i].active;
+		if (pr->un_user[i])
+			pr->un_ever |= pr->un_mask[i];
+	}
+	pr->un_max = ld(&pr->mm->max_cids);
+}
+
+static void own_union_begin(struct props *pr, unsigned int tid,
+			    const struct scn_event *e)
+{
+	if (e->kind == SCN_AFFINITY)
+		pr->un_pend[tid] = e->mask;
+}
+
+static void own_union_end(struct props *pr, unsigned int tid,
+			  const struct scn_event *e)
+{
+	if (e->kind != SCN_AFFINITY)
+		return;
+	pr->un_pend[tid] = 0;
+	pr->un_mask[tid] = e->mask;
+	if (pr->un_user[tid])
+		pr->un_ever |= e->mask;
+}
+
+static void own_union_step(struct props *pr)
+{
+	unsigned int max = ld(&pr->mm->max_cids), users, lo, hi;
+	uint64_t pend = 0;
+
+	for (unsigned int i = 0; i < pr->v.s->ntasks; i++) {
+		if (pr->v.task[i].active && !pr->un_user[i]) {
+			pr->un_user[i] = true;
+			pr->un_ever |= pr->un_mask[i];
+		}
+		pend |= pr->un_pend[i];
+	}
+	if (max == pr->un_max)
+		return;
+	pr->un_max = max;
+	users = ld(&pr->mm->nr_users);
+	lo = ref_max(pr, users, weight64(pr->un_ever));
+	hi = ref_max(pr, users, weight64(pr->un_ever | pend));
+	if (users && (max < lo || max > hi))
+		fail(pr, "own-union: max_cids became %u with %u users whose "
+			 "CPUs are %#llx (%u), where min(opt + opt/4, %u) is %u",
+		     max, users, (unsigned long long)pr->un_ever,
+		     weight64(pr->un_ever), pr->mm->nr_cpu_ids, lo);
+}
+
+static void own_union_quiet(struct props *pr)
+{
+	unsigned int allowed = ld(&pr->mm->nr_cpus_allowed);
+
+	if (allowed != weight64(pr->un_ever))
+		fail(pr, "own-union: the mm counts %u allowed CPUs where its "
+			 "users' CPUs are %#llx (%u)", allowed,
+		     (unsigned long long)pr->un_ever, weight64(pr->un_ever));
 }

@@ -22,7 +22,8 @@ PLANTS="audit-a audit-d plant-own-keep plant-own-max plant-lazy-compact
 plant-cl-take plant-lazy-take lazy:258:const:0 lazy:164:drop:0 lazy:214:ror:1
 lazy:252:ror:0 lazy:330:const:0 plant-own-slot plant-own-task-mode
 plant-own-transition plant-own-transit-in plant-own-transit-out plant-own-fork
-own-no-transit-clear own-keep-transit"
+own-no-transit-clear own-keep-transit ownership:642:drop:0 ownership:641:swap:0
+ownership:710:drop:0 ownership:417:drop:0"
 echo $PLANTS | tr ' ' '\n' | xargs -P 2 -I{} \
 	python3 "$MUTATE" build {} "$tmp/m" --build "$BUILD" >/dev/null 2>&1
 # The ownership properties added for make mutants' survivors, each on its
@@ -75,6 +76,13 @@ property lazy:252:ror:0 lazy "$judge/lazy-exit.scn" lazy-exit
 property lazy:330:const:0 lazy "$judge/lazy-scan.scn" lazy-scan
 property ownership:417:drop:0 ownership:-VFORK "$judge/own-fork-vfork.scn" own-transit
 for f in "$judge"/own-fork-*.scn; do run check --scenario "$f"; ok $? "$f passes unmutated"; done
+# own-union: a fork that never grows the allowed union (at quiescence), one
+# that grows it before the mutex (a concurrent exit's max_cids); lock-owner
+# (check/explore.c): the exit's switch back unlocking a runqueue lock it
+# never took
+property ownership:642:drop:0 ownership "$judge/own-union-fork.scn" own-union
+property ownership:641:swap:0 ownership "$judge/own-union-fork.scn" own-union
+property ownership:710:drop:0 ownership exit-switch-back lock-owner
 CIDKIT_CHECK=$(mutant own-no-transit-clear)
 export CIDKIT_CHECK
 run_status 1 check --policy ownership --scenario switch-back
