@@ -22,7 +22,7 @@ PLANTS="audit-a audit-d plant-own-keep plant-own-max plant-lazy-compact
 plant-cl-take plant-lazy-take lazy:258:const:0 lazy:164:drop:0 lazy:214:ror:1
 lazy:252:ror:0 lazy:330:const:0 plant-own-slot plant-own-task-mode
 plant-own-transition plant-own-transit-in plant-own-transit-out plant-own-fork
-own-no-transit-clear own-keep-transit"
+own-no-transit-clear own-keep-transit cache_local:69:plain:1"
 echo $PLANTS | tr ' ' '\n' | xargs -P 2 -I{} \
 	python3 "$MUTATE" build {} "$tmp/m" --build "$BUILD" >/dev/null 2>&1
 # The ownership properties added for make mutants' survivors, each on its
@@ -73,6 +73,14 @@ property lazy:164:drop:0 lazy lazy-put lazy-switch
 property lazy:214:ror:1 lazy scan-race lazy-migrate
 property lazy:252:ror:0 lazy "$judge/lazy-exit.scn" lazy-exit
 property lazy:330:const:0 lazy "$judge/lazy-scan.scn" lazy-scan
+# cl-count (check/props_lazy.c, after every step): the expansion's
+# compare-and-swap on the count of never-used CIDs made a load and a
+# store; the judge file races a shrink into it (1 explorer switch, as its
+# judge-args say; about 2 s)
+exe=$(mutant cache_local:69:plain:1)
+"$exe" --scenario "$judge/cl-expand-race.scn" --preemptions 1 >"$tmp/out" 2>&1
+[ $? -eq 1 ] && grep -q '^safety: cl-count: .* rose from 2 to 4' "$tmp/out"
+ok $? "cl-count fails on cache_local:69:plain:1 (cl-expand-race.scn under cache-local)" "$tmp/out"
 CIDKIT_CHECK=$(mutant own-no-transit-clear)
 export CIDKIT_CHECK
 run_status 1 check --policy ownership --scenario switch-back
