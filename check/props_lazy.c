@@ -407,9 +407,9 @@ out:
  * only, each a compare-and-swap against the value it read: up by one,
  * atomic_try_cmpxchg(&mm->max_nr_cid, &cid, cid + 1), for each
  * never-used CID it claims (then tries that CID's bit); down to
- * min(nr_cpus_allowed, mm_users) ("after shrinking the number of threads
- * or reducing the number of allowed cpus, reduce the value of
- * max_nr_cid").  So, whatever the interleaving, a step never raises it by
+ * min(nr_cpus_allowed, mm_users) when users or allowed CPUs shrank (so
+ * that expansion starts again from the new bound: lib/cid/cache_local.c's
+ * header).  So, whatever the interleaving, a step never raises it by
  * more than one: a rise of two or more counts CIDs that no switch-in
  * claimed (a store computed from a value that a concurrent shrink or
  * claim has replaced).  Checked after every step of every task, under
