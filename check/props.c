@@ -53,7 +53,9 @@
  *                 busy slot at or above it is marked LAZY_PUT;
  *   lazy-switch, lazy-migrate, lazy-exit, lazy-scan: what each event that
  *                 ran alone leaves in the slots, the bitmap and the scan's
- *                 schedule (check/props_lazy.c).
+ *                 schedule; cl-count: cache-local's count of never-used
+ *                 CIDs moves up one at a time, after every step, races
+ *                 included (check/props_lazy.c).
  * Slot marks (BUSY only while a task runs there with the slot's CID,
  * LAZY_PUT only with BUSY), never one CID used (or leased) twice, a
  * running task's CID below the policy's bound, nothing leaked:
@@ -769,6 +771,12 @@ int props_step(struct props *pr, char *why, size_t len)
 		}
 		step_mode(pr);
 		own_union_step(pr);
+	}
+	if (!pr->bad && cidk__is_lazy_family(pr->mm)) {
+		char w[CHK_WHY];
+
+		if (props_lazy_step(&pr->lz, pr->mm, w, sizeof(w)))
+			fail(pr, "%s", w);
 	}
 	if (pr->bad) {
 		snprintf(why, len, "%s", pr->why);

@@ -30,6 +30,11 @@
  *                 frees only idle CIDs older than the expiry, then idle
  *                 CIDs at or above the weight, marks busy ones LAZY_PUT,
  *                 and returns the number of CPUs visited.
+ *   cl-count      (cache-local, after every step of any task, races
+ *                 included) the count of never-used CIDs handed out, the
+ *                 kernel's max_nr_cid, rises one at a time: only a claim
+ *                 of the next never-used CID raises it (by one); the
+ *                 shrink lowers it.
  * Times are compared only on idle slots (a busy slot's time is never read:
  * the switch-out stamps it before it turns idle), recent CIDs only under
  * cache-local (lazy keeps them as a hint nothing reads).
@@ -66,6 +71,7 @@ void props_lazy_reset(struct props_lazy *pl, const struct props_view *v,
 		      const struct cidk_cid_mm *mm)
 {
 	memset(pl, 0, sizeof(*pl));
+	pl->used = ld(&mm->nr_cids_used);
 	pl->off = mm->nr_cpu_ids > PL_CPUS;
 	for (unsigned int i = 0; i < v->s->ntasks; i++) {
 		pl->last_cid[i] = CIDK_CID_NONE;
@@ -389,4 +395,43 @@ int props_lazy_end(struct props_lazy *pl, const struct props_view *v,
 out:
 	memset(b, 0, sizeof(*b)); /* no stale bytes in the state cache */
 	return rc;
+}
+
+/*
+ * cl-count: cache-local's nr_cids_used is the kernel's mm->max_nr_cid
+ * ("sched: Improve cache locality of RSEQ concurrency IDs for
+ * intermittent workloads", M. Desnoyers, Dec 2024, 6.15), documented in
+ * include/linux/mm_types.h as "Maximum number of concurrency IDs
+ * allocated. Track the highest number of concurrency IDs allocated for
+ * the mm."  __mm_cid_try_get() (kernel/sched/sched.h) moves it two ways
+ * only, each a compare-and-swap against the value it read: up by one,
+ * atomic_try_cmpxchg(&mm->max_nr_cid, &cid, cid + 1), for each
+ * never-used CID it claims (then tries that CID's bit); down to
+ * min(nr_cpus_allowed, mm_users) when users or allowed CPUs shrank (so
+ * that expansion starts again from the new bound: lib/cid/cache_local.c's
+ * header).  So, whatever the interleaving, a step never raises it by
+ * more than one: a rise of two or more counts CIDs that no switch-in
+ * claimed (a store computed from a value that a concurrent shrink or
+ * claim has replaced).  Checked after every step of every task, under
+ * every memory model: every write of the count is a read-modify-write,
+ * which reads the newest value.  Leases too (their switch-in takes as a
+ * switch-in does).
+ */
+int props_lazy_step(struct props_lazy *pl, const struct cidk_cid_mm *mm,
+		    char *why, size_t len)
+{
+	unsigned int n;
+
+	if (mm->p.kind != CIDK_CID_CACHE_LOCAL)
+		return 0;
+	n = ld(&mm->nr_cids_used);
+	if (n > pl->used && n - pl->used > 1) {
+		snprintf(why, len, "cl-count: the count of never-used CIDs "
+			 "handed out rose from %u to %u in one step, where a "
+			 "claim raises it by one", pl->used, n);
+		pl->used = n;
+		return -1;
+	}
+	pl->used = n;
+	return 0;
 }

@@ -36,6 +36,8 @@ struct pl_begin {
 
 struct props_lazy {
 	bool off; /* leases, or too many CPUs: not checked */
+	/* cl-count: cache-local's nr_cids_used after the last step */
+	unsigned int used;
 	/* per task, the property's own record: the CID of its last
 	 * switch-in and the CPU it last ran on or was migrated to */
 	unsigned int last_cid[CHK_MAX_THREADS];
@@ -56,5 +58,9 @@ int props_lazy_end(struct props_lazy *pl, const struct props_view *v,
 		   const struct cidk_cid_mm *mm, unsigned int tid,
 		   const struct scn_event *e, bool alone, char *why,
 		   size_t len);
+
+/* After every step of any task (cl-count).  0, or -1 and @why. */
+int props_lazy_step(struct props_lazy *pl, const struct cidk_cid_mm *mm,
+		    char *why, size_t len);
 
 #endif /* CIDKIT_CHECK_PROPS_LAZY_H */

@@ -23,7 +23,7 @@ plant-cl-take plant-lazy-take lazy:258:const:0 lazy:164:drop:0 lazy:214:ror:1
 lazy:252:ror:0 lazy:330:const:0 plant-own-slot plant-own-task-mode
 plant-own-transition plant-own-transit-in plant-own-transit-out plant-own-fork
 own-no-transit-clear own-keep-transit ownership:642:drop:0 ownership:641:swap:0
-ownership:710:drop:0 ownership:417:drop:0"
+ownership:710:drop:0 ownership:417:drop:0 cache_local:69:plain:1"
 echo $PLANTS | tr ' ' '\n' | xargs -P 2 -I{} \
 	python3 "$MUTATE" build {} "$tmp/m" --build "$BUILD" >/dev/null 2>&1
 # The ownership properties added for make mutants' survivors, each on its
@@ -83,6 +83,14 @@ for f in "$judge"/own-fork-*.scn; do run check --scenario "$f"; ok $? "$f passes
 property ownership:642:drop:0 ownership "$judge/own-union-fork.scn" own-union
 property ownership:641:swap:0 ownership "$judge/own-union-fork.scn" own-union
 property ownership:710:drop:0 ownership exit-switch-back lock-owner
+# cl-count (check/props_lazy.c, after every step): the expansion's
+# compare-and-swap on the count of never-used CIDs made a load and a
+# store; the judge file races a shrink into it (1 explorer switch, as its
+# judge-args say; about 2 s)
+exe=$(mutant cache_local:69:plain:1)
+"$exe" --scenario "$judge/cl-expand-race.scn" --preemptions 1 >"$tmp/out" 2>&1
+[ $? -eq 1 ] && grep -q '^safety: cl-count: .* rose from 2 to 4' "$tmp/out"
+ok $? "cl-count fails on cache_local:69:plain:1 (cl-expand-race.scn under cache-local)" "$tmp/out"
 CIDKIT_CHECK=$(mutant own-no-transit-clear)
 export CIDKIT_CHECK
 run_status 1 check --policy ownership --scenario switch-back
