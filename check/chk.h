@@ -185,6 +185,9 @@ struct chk_opts {
 	/* DFS: skip states explored before (check/statecache.h); false:
 	 * the stateless search, as before the cache (--state-cache off) */
 	bool state_cache;
+	/* the task list's plain loads and stores are scheduling points too
+	 * (cid_atomic.h, cidk__lld/cidk__lst) */
+	bool plain_points;
 };
 
 enum chk_verdict {

@@ -133,6 +133,20 @@ void cidk__chk_before(const struct cidk__site *s, enum cidk__chk_op op,
 	to_main();
 }
 
+/*
+ * A plain access of lib/cid (cid_atomic.h: cidk__lld/cidk__lst, the task
+ * list's pointers): a scheduling point like a relaxed load or store when
+ * the search asks for them (chk_opts.plain_points), else none.
+ */
+bool cidk__chk_plain(const struct cidk__site *s, enum cidk__chk_op op,
+		     const void *addr)
+{
+	if (!X.in_thread || !X.o->plain_points)
+		return false;
+	cidk__chk_before(s, op, addr);
+	return true;
+}
+
 static bool is_write(int op)
 {
 	return op == CIDK__OP_STORE || op == CIDK__OP_RMW ||
