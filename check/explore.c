@@ -147,6 +147,17 @@ bool cidk__chk_plain(const struct cidk__site *s, enum cidk__chk_op op,
 	return true;
 }
 
+/* ... after it: the values as the model names them (the same bytes for
+ * the same input: a pointer becomes the model's number for it) */
+void cidk__chk_plain_after(uint64_t found, uint64_t left)
+{
+	if (X.m->plain_value) {
+		found = X.m->plain_value(X.m->ctx, found);
+		left = X.m->plain_value(X.m->ctx, left);
+	}
+	cidk__chk_after(found, left);
+}
+
 static bool is_write(int op)
 {
 	return op == CIDK__OP_STORE || op == CIDK__OP_RMW ||

@@ -429,9 +429,11 @@ CIDK__INLINE void cidk__spin_wait_(const struct cidk__site *s)
  * Off, the list's accesses run inside the step around them, as before.
  */
 #ifdef CIDK_CHECKER
-/* true: the search took a point before this access (cidk__chk_after due) */
+/* true: the search took a point before this access (cidk__chk_plain_after
+ * due, with the value found and left, which the checker may rename) */
 bool cidk__chk_plain(const struct cidk__site *s, enum cidk__chk_op op,
 		     const void *addr);
+void cidk__chk_plain_after(uint64_t found, uint64_t left);
 #define cidk__lld(p)                                                    \
 	__extension__({                                                 \
 		__typeof__(*(p)) v_;                                    \
@@ -441,7 +443,8 @@ bool cidk__chk_plain(const struct cidk__site *s, enum cidk__chk_op op,
 			(p));                                           \
 		v_ = *(p);                                              \
 		if (pt_)                                                \
-			cidk__chk_after((uintptr_t)v_, (uintptr_t)v_);  \
+			cidk__chk_plain_after((uintptr_t)v_,            \
+					      (uintptr_t)v_);           \
 		v_;                                                     \
 	})
 #define cidk__lst(p, v)                                                 \
@@ -452,7 +455,8 @@ bool cidk__chk_plain(const struct cidk__site *s, enum cidk__chk_op op,
 			CIDK__ACC(CIDK__OP_STORE, sizeof(*(p)), CIDK__MO_RLX), \
 			(p));                                           \
 		if (pt_)                                                \
-			cidk__chk_after((uintptr_t)*(p), (uintptr_t)n_); \
+			cidk__chk_plain_after((uintptr_t)*(p),          \
+					      (uintptr_t)n_);           \
 		*(p) = n_;                                              \
 	})
 #else
