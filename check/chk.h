@@ -98,6 +98,9 @@ struct chk_model {
 	/* A symbolic name for a shared address, or NULL. */
 	const char *(*addr_name)(void *ctx, const void *addr, char *buf,
 				 size_t len);
+	/* A plain access's value (chk_opts.plain_points) as the trace shows
+	 * it, e.g. a pointer as a stable number (may be NULL: as it is). */
+	uint64_t (*plain_value)(void *ctx, uint64_t v);
 	/* Print the shared state after a violation (may be NULL). */
 	void (*dump)(void *ctx, FILE *f);
 	/* A hash of the shared state, for counting distinct states (or NULL). */
@@ -185,6 +188,9 @@ struct chk_opts {
 	/* DFS: skip states explored before (check/statecache.h); false:
 	 * the stateless search, as before the cache (--state-cache off) */
 	bool state_cache;
+	/* the task list's plain loads and stores are scheduling points too
+	 * (cid_atomic.h, cidk__lld/cidk__lst) */
+	bool plain_points;
 };
 
 enum chk_verdict {

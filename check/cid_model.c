@@ -478,6 +478,7 @@ static const char *addr_name(void *ctx, const void *a, char *buf, size_t len)
 		{ offsetof(struct cidk_cid_mm, max_cids), "mm.max_cids" },
 		{ offsetof(struct cidk_cid_mm, mutex), "mm.mutex" },
 		{ offsetof(struct cidk_cid_mm, list_lock), "mm.list_lock" },
+		{ offsetof(struct cidk_cid_mm, tasks), "mm.tasks" },
 	};
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
@@ -517,11 +518,25 @@ static const char *addr_name(void *ctx, const void *a, char *buf, size_t len)
 			snprintf(buf, len, "%s.cpu", cm->s->task[i].name);
 		else if (a == &t->own)
 			snprintf(buf, len, "%s.own", cm->s->task[i].name);
+		else if (a == &t->next) /* --plain-points */
+			snprintf(buf, len, "%s.next", cm->s->task[i].name);
 		else
 			continue;
 		return buf;
 	}
 	return NULL;
+}
+
+/* A task list pointer (--plain-points) in the trace: 1 + the task's
+ * index (T0 is 1), 0 for NULL: the same bytes for the same input. */
+static uint64_t plain_value(void *ctx, uint64_t v)
+{
+	struct cid_model *cm = ctx;
+
+	for (unsigned int i = 0; i < cm->s->ntasks; i++)
+		if (v == (uintptr_t)&cm->task[i])
+			return i + 1u;
+	return v;
 }
 
 static void own_str(unsigned int v, char *buf, size_t len)
@@ -716,6 +731,7 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 	m->waiting = waiting;
 	m->addr_name = addr_name;
 	m->addr_valid = addr_valid;
+	m->plain_value = plain_value;
 	m->dump = dump;
 	m->state_hash = state_hash;
 	m->full_state = full_state;

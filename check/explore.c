@@ -134,6 +134,31 @@ void cidk__chk_before(const struct cidk__site *s, enum cidk__chk_op op,
 	to_main();
 }
 
+/*
+ * A plain access of lib/cid (cid_atomic.h: cidk__lld/cidk__lst, the task
+ * list's pointers): a scheduling point like a relaxed load or store when
+ * the search asks for them (chk_opts.plain_points), else none.
+ */
+bool cidk__chk_plain(const struct cidk__site *s, enum cidk__chk_op op,
+		     const void *addr)
+{
+	if (!X.in_thread || !X.o->plain_points)
+		return false;
+	cidk__chk_before(s, op, addr);
+	return true;
+}
+
+/* ... after it: the values as the model names them (the same bytes for
+ * the same input: a pointer becomes the model's number for it) */
+void cidk__chk_plain_after(uint64_t found, uint64_t left)
+{
+	if (X.m->plain_value) {
+		found = X.m->plain_value(X.m->ctx, found);
+		left = X.m->plain_value(X.m->ctx, left);
+	}
+	cidk__chk_after(found, left);
+}
+
 static bool is_write(int op)
 {
 	return op == CIDK__OP_STORE || op == CIDK__OP_RMW ||

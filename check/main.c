@@ -698,6 +698,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ OPT_FLAG("state-cache", 0, &o->c.state_cache,
 			   "skip states explored before (check/statecache.h): "
 			   "the same verdict and trace, fewer schedules") },
+		{ OPT_FLAG("plain-points", 0, &o->c.plain_points,
+			   "the ownership policy's task list: its plain loads "
+			   "and stores scheduling points too (sc only)") },
 		{ OPT_STRING("kernel-tree", 0, &o->kb.tree, "DIR",
 			     "policy kernel: the mm_cid code of this kernel "
 			     "source tree, built at run time (docs/check-kernel.md)") },
@@ -802,6 +805,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			  o->growth))
 		return cli_error("check: --replay needs --scenario and takes no "
 				 "--random, --list or --growth");
+	if (o->c.plain_points && o->c.memory)
+		return cli_error("check: --plain-points is for --memory sc only");
 	if (o->kb.tree && o->kb.source)
 		return cli_error("check: --kernel-tree and --kernel-source exclude "
 				 "each other");

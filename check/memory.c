@@ -127,6 +127,8 @@ const char *chk_memory_replay(const struct chk_opts *o)
 {
 	static char buf[32];
 
+	if (o->plain_points) /* sc only (main.c): the other option it needs */
+		return "--plain-points ";
 	if (!o->memory)
 		return "";
 	snprintf(buf, sizeof(buf), "--memory %s ", chk_memory_name(o->memory));

@@ -49,7 +49,8 @@ struct chk_opts;
 /* For the reports (static buffers): "" under sc, else ", memory rc11,
  * weak-choice bound 2" (the verdict line); "sequential consistency" or
  * "memory rc11, <= 2 weak choice(s)" (what a pass covers); "" or
- * "--memory rc11 " (what a --replay needs besides its directives). */
+ * "--memory rc11 " (what a --replay needs besides its directives; or
+ * "--plain-points ", which is for sc only). */
 const char *chk_memory_verdict(const struct chk_opts *o);
 const char *chk_memory_scope(const struct chk_opts *o);
 const char *chk_memory_replay(const struct chk_opts *o);

@@ -43,6 +43,8 @@
  *   own-task-mode per-task mode, no transition: no CPU owns a CID;
  *   own-fork      a task forked in per-task mode owns a CID from birth;
  *   (own-mode also: a transition ends in the other mode);
+ *   own-list      at quiescence the mm's task list holds exactly the live
+ *                 tasks, each once (the fixup walk's view of the users);
  * every policy (docs/design.md: "nr_users counts the mm's threads"):
  *   users         at quiescence, the mm's users are the live tasks;
  * the lazy family and cache-local (lib/cid/lazy.c's header, [lazy scan]):
@@ -842,6 +844,53 @@ static void own_task_mode(struct props *pr)
 	}
 }
 
+/*
+ * own-list: between events the mm's task list (the one the task->CPU
+ * walk follows) holds every live task exactly once and nothing else: no
+ * task lost (a walk would never reach it -- its task CID would stay
+ * un-walked in per-CPU mode, the stall of [FORK]), none twice or after
+ * its exit, no cycle.  The kernel keeps the same promise for what its
+ * walk follows: "sched/mmcid: Avoid full tasklist walks" (T. Gleixner,
+ * 2026-03-10, sched-urgent 2026-03-15; 7.2 kernel/sched/core.c
+ * sched_mm_cid_add_user()/sched_mm_cid_remove_user()) links a task into
+ * mm->mm_cid.user_list exactly when it becomes a user and unlinks it
+ * when it stops, under mm_cid.lock, and mm_cid_fixup_tasks_to_cpus()
+ * walks that list; before it, the walk followed the thread list, which
+ * copy_process() and __unhash_process() keep under tasklist_lock.  Ours
+ * is linked before the fork takes the mutex and unlinked after the exit
+ * released it (lib/cid/ownership.c), so only quiescence is judged.
+ */
+static void own_list(struct props *pr)
+{
+	const struct cidk_cid_task *t = pr->mm->tasks;
+	unsigned int n = pr->v.s->ntasks, seen[CHK_MAX_THREADS] = { 0 };
+
+	for (unsigned int k = 0; t; k++, t = t->next) {
+		unsigned int i = (unsigned int)(t - pr->v.task);
+
+		if (t < pr->v.task || i >= n) {
+			fail(pr, "own-list: the mm's task list holds a pointer "
+				 "to no task of the scenario");
+			return;
+		}
+		if (k > n || ++seen[i] > 1) {
+			fail(pr, "own-list: %s is on the mm's task list twice%s",
+			     pr->v.s->task[i].name, k > n ? " (a cycle)" : "");
+			return;
+		}
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (seen[i] != pr->v.alive[i]) {
+			fail(pr, pr->v.alive[i] ?
+				 "own-list: %s is alive but not on the mm's task "
+				 "list (no walk reaches it)" :
+				 "own-list: %s is on the mm's task list but not "
+				 "alive",
+			     pr->v.s->task[i].name);
+			return;
+		}
+}
+
 int props_quiet(struct props *pr, char *why, size_t len)
 {
 	struct cidk_cid_mm *mm = pr->mm;
@@ -887,6 +936,8 @@ int props_quiet(struct props *pr, char *why, size_t len)
 		own_task_mode(pr);
 	if (!pr->bad && ownership(pr))
 		own_union_quiet(pr);
+	if (!pr->bad && ownership(pr))
+		own_list(pr);
 	if (pr->bad) {
 		snprintf(why, len, "%s", pr->why);
 		return -1;

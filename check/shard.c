@@ -381,6 +381,11 @@ void shard_options(const struct chk_opts *o, char *buf, size_t len)
 		snprintf(buf + n, len - n, " memory=%u weak_bound=%u",
 			 o->memory, o->weak_bound);
 	}
+	if (o->plain_points) { /* (sc only) */
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, " plain_points=1");
+	}
 }
 
 int shard_options_parse(const char *s, struct chk_opts *o)
@@ -396,8 +401,11 @@ int shard_options_parse(const char *s, struct chk_opts *o)
 	    p > CHK_MAX_BOUND || !ms || (por != 0 && por != 1) || !d || d > 8)
 		return -1;
 	o->memory = o->weak_bound = 0;
+	o->plain_points = false;
 	if (!s[n]) {
 		/* sc */
+	} else if (!strcmp(s + n, " plain_points=1")) {
+		o->plain_points = true;
 	} else if (sscanf(s + n, " memory=%u weak_bound=%u%n", &o->memory,
 			  &o->weak_bound, &m) != 2 || s[n + m] ||
 		   !o->memory || o->memory > 2) {

@@ -418,4 +418,50 @@ CIDK__INLINE void cidk__spin_wait_(const struct cidk__site *s)
 #define cidk__unlock(l) cidk__unlock_((l), CIDK__SITE)
 #define cidk__spin_wait() cidk__spin_wait_(CIDK__SITE)
 
+/*
+ * ---- plain pointers of the ownership policy's task list -------------------
+ * mm->tasks and each task's next (lib/cid/ownership.c, list_lock held) are
+ * plain pointers: nothing in the normal build.  In the checker build a
+ * load or store of one is a scheduling point when the search asks for
+ * them (`cidkit check --plain-points`, chk_opts.plain_points): a list
+ * update whose lock is missing or misplaced then races as it would on
+ * hardware (two appends at one tail, an unlink under an append).
+ * Off, the list's accesses run inside the step around them, as before.
+ */
+#ifdef CIDK_CHECKER
+/* true: the search took a point before this access (cidk__chk_plain_after
+ * due, with the value found and left, which the checker may rename) */
+bool cidk__chk_plain(const struct cidk__site *s, enum cidk__chk_op op,
+		     const void *addr);
+void cidk__chk_plain_after(uint64_t found, uint64_t left);
+#define cidk__lld(p)                                                    \
+	__extension__({                                                 \
+		__typeof__(*(p)) v_;                                    \
+		bool pt_ = cidk__chk_plain(                             \
+			CIDK__SITE,                                     \
+			CIDK__ACC(CIDK__OP_LOAD, sizeof(*(p)), CIDK__MO_RLX), \
+			(p));                                           \
+		v_ = *(p);                                              \
+		if (pt_)                                                \
+			cidk__chk_plain_after((uintptr_t)v_,            \
+					      (uintptr_t)v_);           \
+		v_;                                                     \
+	})
+#define cidk__lst(p, v)                                                 \
+	__extension__({                                                 \
+		__typeof__(*(p)) n_ = (v);                              \
+		bool pt_ = cidk__chk_plain(                             \
+			CIDK__SITE,                                     \
+			CIDK__ACC(CIDK__OP_STORE, sizeof(*(p)), CIDK__MO_RLX), \
+			(p));                                           \
+		if (pt_)                                                \
+			cidk__chk_plain_after((uintptr_t)*(p),          \
+					      (uintptr_t)n_);           \
+		*(p) = n_;                                              \
+	})
+#else
+#define cidk__lld(p) (*(p))
+#define cidk__lst(p, v) ((void)(*(p) = (v)))
+#endif
+
 #endif /* CIDKIT_LIB_CID_ATOMIC_H */

@@ -609,19 +609,19 @@ static void list_add_task(struct cidk_cid_mm *mm, struct cidk_cid_task *t)
 	struct cidk_cid_task **pp;
 
 	cidk__lock(&mm->list_lock);
-	for (pp = &mm->tasks; *pp; pp = &(*pp)->next)
+	for (pp = &mm->tasks; cidk__lld(pp); pp = &(*pp)->next)
 		;
 	t->next = NULL;
-	*pp = t;
+	cidk__lst(pp, t);
 	cidk__unlock(&mm->list_lock);
 }
 
 static void list_del_task(struct cidk_cid_mm *mm, struct cidk_cid_task *t)
 {
 	cidk__lock(&mm->list_lock);
-	for (struct cidk_cid_task **pp = &mm->tasks; *pp; pp = &(*pp)->next)
+	for (struct cidk_cid_task **pp = &mm->tasks; cidk__lld(pp); pp = &(*pp)->next)
 		if (*pp == t) {
-			*pp = t->next;
+			cidk__lst(pp, t->next);
 			break;
 		}
 	t->next = NULL;

@@ -23,7 +23,8 @@ plant-cl-take plant-lazy-take lazy:258:const:0 lazy:164:drop:0 lazy:214:ror:1
 lazy:252:ror:0 lazy:330:const:0 plant-own-slot plant-own-task-mode
 plant-own-transition plant-own-transit-in plant-own-transit-out plant-own-fork
 own-no-transit-clear own-keep-transit ownership:642:drop:0 ownership:641:swap:0
-ownership:710:drop:0 ownership:417:drop:0 cache_local:69:plain:1"
+ownership:710:drop:0 ownership:417:drop:0 cache_local:69:plain:1
+ownership:623:ror:0 ownership:621:drop:0"
 echo $PLANTS | tr ' ' '\n' | xargs -P 2 -I{} \
 	python3 "$MUTATE" build {} "$tmp/m" --build "$BUILD" >/dev/null 2>&1
 # The ownership properties added for make mutants' survivors, each on its
@@ -91,6 +92,20 @@ exe=$(mutant cache_local:69:plain:1)
 "$exe" --scenario "$judge/cl-expand-race.scn" --preemptions 1 >"$tmp/out" 2>&1
 [ $? -eq 1 ] && grep -q '^safety: cl-count: .* rose from 2 to 4' "$tmp/out"
 ok $? "cl-count fails on cache_local:69:plain:1 (cl-expand-race.scn under cache-local)" "$tmp/out"
+# own-list: list_del_task() unlinking the wrong tasks; and, with the task
+# list's plain loads and stores as scheduling points (--plain-points),
+# list_del_task() without list_lock loses the task a fork appends behind
+# the exiting tail -- a race that needs the points (without: pass)
+property ownership:623:ror:0 ownership lease-claim own-list
+exe=$(mutant ownership:621:drop:0)
+"$exe" --policy ownership --scenario "$judge/own-list-exit.scn" \
+	--plain-points >"$tmp/out" 2>&1
+[ $? -eq 1 ] && grep -q '^quiescence: own-list: TA is alive but not on' "$tmp/out"
+ok $? "own-list fails on ownership:621:drop:0 (own-list-exit.scn, --plain-points)" "$tmp/out"
+"$exe" --policy ownership --scenario "$judge/own-list-exit.scn" >"$tmp/out" 2>&1
+ok $? "... and passes without --plain-points (an unlink is one step)" "$tmp/out"
+expect_usage_error "--plain-points with --memory tso" check --plain-points \
+	--memory tso --scenario "$judge/own-list-exit.scn"
 CIDKIT_CHECK=$(mutant own-no-transit-clear)
 export CIDKIT_CHECK
 run_status 1 check --policy ownership --scenario switch-back
