@@ -24,7 +24,7 @@ lazy:252:ror:0 lazy:330:const:0 plant-own-slot plant-own-task-mode
 plant-own-transition plant-own-transit-in plant-own-transit-out plant-own-fork
 own-no-transit-clear own-keep-transit ownership:642:drop:0 ownership:641:swap:0
 ownership:710:drop:0 ownership:417:drop:0 cache_local:69:plain:1
-ownership:623:ror:0 ownership:621:drop:0"
+ownership:623:ror:0 ownership:615:swap:0 ownership:621:drop:0"
 echo $PLANTS | tr ' ' '\n' | xargs -P 2 -I{} \
 	python3 "$MUTATE" build {} "$tmp/m" --build "$BUILD" >/dev/null 2>&1
 # The ownership properties added for make mutants' survivors, each on its
@@ -94,16 +94,22 @@ exe=$(mutant cache_local:69:plain:1)
 ok $? "cl-count fails on cache_local:69:plain:1 (cl-expand-race.scn under cache-local)" "$tmp/out"
 # own-list: list_del_task() unlinking the wrong tasks; and, with the task
 # list's plain loads and stores as scheduling points (--plain-points),
-# list_del_task() without list_lock loses the task a fork appends behind
-# the exiting tail -- a race that needs the points (without: pass)
+# list_add_task() linking the task after list_lock is released loses it
+# when an exit unlinks the tail in between -- a race that needs the points
+# (without: pass). (Dropping list_lock altogether, ownership:621:drop:0,
+# is caught sooner by lock-owner: its unlock frees a lock nobody held.)
 property ownership:623:ror:0 ownership lease-claim own-list
-exe=$(mutant ownership:621:drop:0)
+exe=$(mutant ownership:615:swap:0)
 "$exe" --policy ownership --scenario "$judge/own-list-exit.scn" \
 	--plain-points >"$tmp/out" 2>&1
 [ $? -eq 1 ] && grep -q '^quiescence: own-list: TA is alive but not on' "$tmp/out"
-ok $? "own-list fails on ownership:621:drop:0 (own-list-exit.scn, --plain-points)" "$tmp/out"
+ok $? "own-list fails on ownership:615:swap:0 (own-list-exit.scn, --plain-points)" "$tmp/out"
 "$exe" --policy ownership --scenario "$judge/own-list-exit.scn" >"$tmp/out" 2>&1
-ok $? "... and passes without --plain-points (an unlink is one step)" "$tmp/out"
+ok $? "... and passes without --plain-points (a link is one step)" "$tmp/out"
+exe=$(mutant ownership:621:drop:0)
+"$exe" --policy ownership --scenario "$judge/own-list-exit.scn" >"$tmp/out" 2>&1
+[ $? -eq 1 ] && grep -q '^safety: lock-owner: T1 released lock mm.list_lock' "$tmp/out"
+ok $? "lock-owner fails on ownership:621:drop:0 (list_del_task() without list_lock)" "$tmp/out"
 expect_usage_error "--plain-points with --memory tso" check --plain-points \
 	--memory tso --scenario "$judge/own-list-exit.scn"
 CIDKIT_CHECK=$(mutant own-no-transit-clear)
