@@ -9,6 +9,7 @@
   hunt.py boots KERNEL ARCH SMP N [--boot-timeout S] [--cmdline ARGS]
   hunt.py trace KERNEL ARCH SMP WORKLOAD SEED [--seconds S] [--fifo N] --out FILE
   hunt.py rounds TRACE
+  hunt.py remap FILE...
 
 `trace` runs the stress as `one` does under `cidkit trace record --stream`
 (SCHED_FIFO N, default 50, 0: SCHED_OTHER; each event written to the console at once in the lab's
@@ -28,6 +29,11 @@ nokaslr and prints one JSON line per boot: whether it reached /init, the
 guest's uptime there, the wall time, the host's load average, and for a
 boot that never reached /init the vCPUs' symbols (the "Probing EDD" hang:
 docs/hunt.md).
+
+`remap` names again the vCPUs of freeze rows (FILE: `one`'s JSON) that
+ran before their kernel's map was taken (`scripts/kernel-lab symbols
+--kernel K --arch A`): the raw addresses and the boot's `_text` kept in
+the row, the map from the cache; the row says it was remapped.
 
 `jobs` prints one `hunt.py one ...` command line per kernel x arch x smp
 x workload x seed (GNU parallel runs them: `hunt.py jobs | parallel -j1`,
@@ -327,6 +333,48 @@ def rounds(a):
     return 0
 
 
+VCPU_LINE = re.compile(r"^vCPU (\d+): .*  ip ((?:[0-9a-f]+ ?)+)$")
+
+
+def remap(a):
+    sys.path.insert(0, HERE)
+    from kernel_lab import kernels, monitor, symbols
+    bad = 0
+    for path in a.files:
+        with open(path) as f:
+            r = json.loads(f.readline())
+        head = (r.get("vcpus") or [""])[0]
+        m = re.search(r"_text ([0-9a-f]+)", head)
+        if r.get("verdict") != "freeze" or not m:
+            print(f"hunt.py: {path}: no vCPUs with the boot's _text to map", file=sys.stderr)
+            bad = 1
+            continue
+        k = kernels.cached_match(kernels.Apt(), r["kernel"], r["arch"])
+        syms = symbols.lookup(kernels.Apt().image_path(k), r["arch"]) if k else None
+        if syms is None:
+            print(f"hunt.py: {path}: no map of {r['kernel']} {r['arch']} in the cache "
+                  f"(scripts/kernel-lab symbols --kernel {r['kernel']} --arch {r['arch']})",
+                  file=sys.stderr)
+            bad = 1
+            continue
+        samples = []
+        for l in r["vcpus"][1:]:
+            v = VCPU_LINE.match(l)
+            if not v:
+                continue
+            for i, ip in enumerate(v.group(2).split()):
+                while len(samples) <= i:
+                    samples.append({})
+                samples[i][int(v.group(1))] = int(ip, 16)
+        text = monitor.describe(samples, syms, int(m.group(1), 16)).decode()
+        r["vcpus"] = [l.strip() for l in text.splitlines()]
+        r["remapped"] = f"hunt.py remap, {time.strftime('%Y-%m-%d')}: {syms.what} taken after the run"
+        with open(path, "w") as f:
+            f.write(json.dumps(r) + "\n")
+        print(f"{path}: " + "; ".join(l.split("  ip")[0] for l in r["vcpus"][1:]))
+    return bad
+
+
 def main():
     p = argparse.ArgumentParser(prog="hunt.py")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -364,13 +412,15 @@ def main():
     r.add_argument("--out", required=True)
     rd = sub.add_parser("rounds")
     rd.add_argument("trace")
+    rm = sub.add_parser("remap")
+    rm.add_argument("files", nargs="+")
     t = sub.add_parser("table")
     t.add_argument("dirs", nargs="+")
     c = sub.add_parser("check")
     c.add_argument("doc")
     a = p.parse_args()
     return {"jobs": jobs, "one": one, "table": table, "boots": boots, "check": check,
-            "trace": trace, "rounds": rounds}[a.cmd](a)
+            "trace": trace, "rounds": rounds, "remap": remap}[a.cmd](a)
 
 
 if __name__ == "__main__":

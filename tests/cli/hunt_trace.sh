@@ -82,4 +82,26 @@ hunt rounds "$tmp/f3.trace" >"$tmp/r3"
 	tail -n 1 "$tmp/r3" | grep -q '^round 274: child 275, crossing at 41.261 s, no exit of the child;' &&
 	[ "$(grep -vc '^#' "$tmp/f3.trace")" -eq 7222 ] && [ "$(grep -c '\[001\]' "$tmp/f3.trace")" -eq 30 ]
 ok $? "seed 3: 22 rounds at 0, 2, 3, no CID 1 while the child lived, round 274 without the child's exit; 30 of 7,222 events on CPU 1" "$tmp/r3"
+# remap: a freeze row kept before its kernel's map was taken gets its
+# vCPUs' names from the map in the cache, KASLR undone with the row's
+# _text; without a map it says how to take one (exit 1)
+mkdir -p "$tmp/cache/images/linux-binary-9.9.9_9.9.9-1_arm64"
+: >"$tmp/cache/images/linux-binary-9.9.9_9.9.9-1_arm64/vmlinuz"
+printf '%s\n' 'ffff800080000000 T _text' 'ffff800080100000 T mm_get_cid' \
+	'ffff800080100200 t queued_spin_lock_slowpath' 'ffff800080100400 T other' \
+	>"$tmp/cache/images/linux-binary-9.9.9_9.9.9-1_arm64/kallsyms"
+cat >"$tmp/row.json" <<'J'
+{"kernel": "9.9.9", "arch": "arm64", "smp": 2, "workload": "fork-race", "seed": 2, "verdict": "freeze", "vcpus": ["[kernel-lab] vCPUs (3 samples of QEMU's monitor, no symbol map, _text ffffa66d2f600000):", "vCPU 0: ?  ip ffffa66d2f7000c4 ffffa66d2f7000c4 ffffa66d2f700210", "vCPU 1: ?  ip ffffa66d2f700264 ffffa66d2f700264 ffffa66d2f700264"]}
+J
+cp "$tmp/row.json" "$tmp/row2.json"
+CIDKIT_KERNEL_CACHE=$tmp/cache hunt remap "$tmp/row.json" >"$tmp/remap" 2>&1 &&
+	grep -q 'vCPU 0: mm_get_cid (2/3), queued_spin_lock_slowpath (1/3); vCPU 1: queued_spin_lock_slowpath (3/3)$' "$tmp/remap" &&
+	grep -q '"remapped": "hunt.py remap, .*kallsyms taken after the run"' "$tmp/row.json" &&
+	grep -q 'ip ffffa66d2f7000c4 ffffa66d2f7000c4 ffffa66d2f700210' "$tmp/row.json"
+ok $? "remap names a kept freeze's vCPUs from the cached map, the slide undone with the row's _text" "$tmp/remap"
+mkdir -p "$tmp/empty"
+CIDKIT_KERNEL_CACHE=$tmp/empty hunt remap "$tmp/row2.json" >"$tmp/remap" 2>&1
+[ $? -eq 1 ] && grep -q '^hunt.py: .*row2.json: no map of 9.9.9 arm64 in the cache (scripts/kernel-lab symbols --kernel 9.9.9 --arch arm64)$' "$tmp/remap" &&
+	grep -q '"vCPU 0: ?  ip' "$tmp/row2.json" && ! grep -q remapped "$tmp/row2.json"
+ok $? "remap without a map: one line saying how to take it, exit 1, the row untouched" "$tmp/remap"
 done_testing
