@@ -399,15 +399,19 @@ static void end_in(struct props *pr, unsigned int tid, const struct scn_event *e
 		     name, cid, max, (unsigned int)__builtin_ctzl(free_below));
 	/* own-converge: an exchange goes below max_cids (convergence's
 	 * search is bounded by it: [V5] mm_cid_converge()'s
-	 * mm_get_cid_below(mm, max_cids)) */
+	 * mm_get_cid_below(mm, max_cids)).  What is exchanged is what
+	 * convergence starts from: per-task, the task's CID; per-CPU, the
+	 * CPU's (mm_cid_from_cpu() converges cpu_cid; the task's own is the
+	 * CID of the CPU it last ran on, which a task moving to another CPU
+	 * leaves there: taking the new CPU's CID is no exchange) */
 	if (stable && cid >= max &&
 	    ((!(mode & ONCPU) && on_task(own0) && own0 != cid &&
 	      on_task(pr->begin_slot[tid])) ||
 	     ((mode & ONCPU) && on_cpu(pr->begin_slot[tid] & own0) &&
-	      (own0 & ~ONCPU) != cid)))
+	      (pr->begin_slot[tid] & ~ONCPU) != cid)))
 		fail(pr, "own-converge: %s switched in exchanging CID %u for "
 			 "CID %u, not below max_cids %u", name,
-		     own0 & ~ONCPU, cid, max);
+		     (mode & ONCPU) ? pr->begin_slot[tid] & ~ONCPU : own0, cid, max);
 	/*
 	 * own-transit (at switch-in): a switch-in that runs entirely inside
 	 * a transition and takes the slow path -- per-task: the task or the

@@ -5,7 +5,8 @@
 #    judged a switch-in that read an older max_cids by the newest one;
 #    own-converge still judges a switch-in that read the newest values
 #    under tso and rc11 (the held-out mutant's violation replays under
-#    both).  ownership:-W2 failing under rc11 only: weakmem.sh.
+#    both); per-CPU, a task that moves takes the new CPU's CID, which is
+#    not an exchange (converge-move.scn).  ownership:-W2 failing under rc11 only: weakmem.sh.
 #  - The held-out mutant class (scripts/mutate.py audit-e: convergence
 #    searching one past max_cids) is killed by the judge file
 #    converge-bound.scn at 1 explorer switch, where the policy passes.
@@ -32,6 +33,12 @@ for m in tso rc11; do
 	echo "$out" | grep -q "^converge (ownership, 4 CPUs, 4 tasks): pass - .*, memory $m, weak-choice bound 2$"
 	ok $? "every fix, converge under $m (1 explorer switch): pass"
 done
+# per-CPU: a switch-in on another CPU takes that CPU's CID, which stays
+# >= max_cids when none below is free; not an exchange (the generator's
+# gen-21-197, once an own-converge violation; 2 explorer switches)
+run check --scenario "$(dirname "$0")/../data/check/converge-move.scn"
+echo "$out" | grep -q "^converge-move (ownership, 3 CPUs, 3 tasks): pass - "
+ok $? "every fix, converge-move.scn (per-CPU, a move onto a CPU holding CID 1 >= max_cids 1): pass" "$out"
 
 # 2. the held-out mutant: killed by converge-bound.scn, which the
 # unmutated policy passes at the same bound
