@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -105,6 +104,8 @@ static int fail(struct cidk_trace_record_result *res,
 
 #ifdef CIDKIT_HAVE_TRACEFS
 #include <tracefs.h>
+
+#include "instance.h"
 
 static const char *const events[][2] = {
 	{ "rseq", "rseq_update" },
@@ -219,32 +220,15 @@ static int rec_instance(struct rec *r, const struct cidk_trace_record_params *p,
 			struct cidk_trace_record_result *res)
 {
 	char name[64];
+	int err;
 
-	/*
-	 * tracefs_tracing_dir() caches the directory it finds (or mounts);
-	 * tracefs_tracing_dir_is_mounted() hands out a copy nobody frees (a
-	 * leak LeakSanitizer reports).  Mount it ourselves if neither finds it.
-	 */
-	if (!tracefs_tracing_dir() &&
-	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
-	    errno != EBUSY)
-		return fail(res, CIDK_TRACE_REC_SETUP, errno,
-			    "cannot mount tracefs: %s", strerror(errno));
-	if (!tracefs_tracing_dir())
-		return fail(res, CIDK_TRACE_REC_SETUP, ENOENT,
-			    "no tracefs at /sys/kernel/tracing");
 	snprintf(name, sizeof(name), "cidkit-record-%ld", (long)getpid());
-	r->inst = tracefs_instance_create(name);
-	if (!r->inst)
-		return fail(res, CIDK_TRACE_REC_SETUP, errno,
-			    "cannot create the tracefs instance %s: %s", name,
-			    strerror(errno));
-	if (tracefs_instance_set_buffer_size(r->inst, p->buffer_kb, -1) < 0 ||
-	    tracefs_option_enable(r->inst, TRACEFS_OPTION_RECORD_TGID) < 0)
-		return fail(res, CIDK_TRACE_REC_SETUP, errno,
-			    "cannot set up the tracefs instance: %s",
-			    strerror(errno));
-	tracefs_trace_off(r->inst);
+	r->inst = cidk__trace_instance(name, p->buffer_kb, false, &err,
+				       res->msg, sizeof(res->msg));
+	if (!r->inst) {
+		res->stage = CIDK_TRACE_REC_SETUP;
+		return err > 0 ? -err : -EIO;
+	}
 	for (unsigned int i = 0; i < NR_EVENTS; i++)
 		if (tracefs_event_enable(r->inst, events[i][0], events[i][1]) < 0)
 			return fail(res, CIDK_TRACE_REC_SETUP, ENOENT,

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,6 +42,8 @@ static int sfail(struct cidk_trace_stream_result *res,
 
 #ifdef CIDKIT_HAVE_TRACEFS
 #include <tracefs.h>
+
+#include "instance.h"
 
 /* The events trace.h reads (trace/record.c's list). */
 static const char *const sevents[][2] = {
@@ -144,28 +145,15 @@ static int strm_instance(struct strm *s, const struct cidk_trace_stream_params *
 			 struct cidk_trace_stream_result *res)
 {
 	char name[64];
+	int err;
 
-	if (!tracefs_tracing_dir() &&
-	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
-	    errno != EBUSY)
-		return sfail(res, CIDK_TRACE_REC_SETUP, errno,
-			     "cannot mount tracefs: %s", strerror(errno));
-	if (!tracefs_tracing_dir())
-		return sfail(res, CIDK_TRACE_REC_SETUP, ENOENT,
-			     "no tracefs at /sys/kernel/tracing");
 	snprintf(name, sizeof(name), "cidkit-stream-%ld", (long)getpid());
-	s->inst = tracefs_instance_create(name);
-	if (!s->inst)
-		return sfail(res, CIDK_TRACE_REC_SETUP, errno,
-			     "cannot create the tracefs instance %s: %s", name,
-			     strerror(errno));
-	tracefs_trace_off(s->inst);
-	if (tracefs_instance_set_buffer_size(s->inst, p->buffer_kb, -1) < 0 ||
-	    tracefs_option_enable(s->inst, TRACEFS_OPTION_RECORD_TGID) < 0 ||
-	    tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK) < 0)
-		return sfail(res, CIDK_TRACE_REC_SETUP, errno,
-			     "cannot set up the tracefs instance: %s",
-			     strerror(errno));
+	s->inst = cidk__trace_instance(name, p->buffer_kb, true, &err,
+				       res->msg, sizeof(res->msg));
+	if (!s->inst) {
+		res->stage = CIDK_TRACE_REC_SETUP;
+		return err > 0 ? -err : -EIO;
+	}
 	for (unsigned int i = 0; i < NR_SEVENTS; i++)
 		if (tracefs_event_enable(s->inst, sevents[i][0], sevents[i][1]) < 0)
 			return sfail(res, CIDK_TRACE_REC_SETUP, ENOENT,
