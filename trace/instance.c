@@ -24,7 +24,9 @@ static struct tracefs_instance *no(int *err, int e, char *why, size_t len,
 
 struct tracefs_instance *cidk__trace_instance(const char *name,
 					      unsigned int buffer_kb,
-					      bool event_fork, int *err,
+					      bool event_fork,
+					      const char *const (*ev)[2],
+					      unsigned int nev, int *err,
 					      char *why, size_t len)
 {
 	struct tracefs_instance *inst;
@@ -59,6 +61,15 @@ struct tracefs_instance *cidk__trace_instance(const char *name,
 		return no(err, e, why, len, "cannot set up the tracefs instance",
 			  NULL);
 	}
+	for (unsigned int i = 0; i < nev; i++)
+		if (tracefs_event_enable(inst, ev[i][0], ev[i][1]) < 0) {
+			tracefs_instance_destroy(inst);
+			tracefs_instance_free(inst);
+			*err = ENOENT;
+			snprintf(why, len, "this kernel has no tracepoint %s:%s",
+				 ev[i][0], ev[i][1]);
+			return NULL;
+		}
 	return inst;
 }
 #endif

@@ -15,13 +15,16 @@ struct tracefs_instance;
 
 /*
  * A new instance named @name (tracing off), @buffer_kb per CPU, the tgid
- * column on, and with @event_fork the children of a traced pid traced too.
- * NULL when something failed: *@err its errno (0: none given), @why
- * (@len bytes) says what, and nothing is left behind.
+ * column on, with @event_fork the children of a traced pid traced too,
+ * and the @nev tracepoints @ev ({system, event}) enabled.  NULL when
+ * something failed: *@err its errno (0: none given), @why (@len bytes)
+ * says what, and nothing is left behind.
  */
 struct tracefs_instance *cidk__trace_instance(const char *name,
 					      unsigned int buffer_kb,
-					      bool event_fork, int *err,
+					      bool event_fork,
+					      const char *const (*ev)[2],
+					      unsigned int nev, int *err,
 					      char *why, size_t len);
 
 #endif

@@ -223,17 +223,12 @@ static int rec_instance(struct rec *r, const struct cidk_trace_record_params *p,
 	int err;
 
 	snprintf(name, sizeof(name), "cidkit-record-%ld", (long)getpid());
-	r->inst = cidk__trace_instance(name, p->buffer_kb, false, &err,
-				       res->msg, sizeof(res->msg));
+	r->inst = cidk__trace_instance(name, p->buffer_kb, false, events, NR_EVENTS,
+				       &err, res->msg, sizeof(res->msg));
 	if (!r->inst) {
 		res->stage = CIDK_TRACE_REC_SETUP;
 		return err > 0 ? -err : -EIO;
 	}
-	for (unsigned int i = 0; i < NR_EVENTS; i++)
-		if (tracefs_event_enable(r->inst, events[i][0], events[i][1]) < 0)
-			return fail(res, CIDK_TRACE_REC_SETUP, ENOENT,
-				    "this kernel has no tracepoint %s:%s",
-				    events[i][0], events[i][1]);
 	return 0;
 }
 

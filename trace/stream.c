@@ -148,17 +148,12 @@ static int strm_instance(struct strm *s, const struct cidk_trace_stream_params *
 	int err;
 
 	snprintf(name, sizeof(name), "cidkit-stream-%ld", (long)getpid());
-	s->inst = cidk__trace_instance(name, p->buffer_kb, true, &err,
-				       res->msg, sizeof(res->msg));
+	s->inst = cidk__trace_instance(name, p->buffer_kb, true, sevents, NR_SEVENTS,
+				       &err, res->msg, sizeof(res->msg));
 	if (!s->inst) {
 		res->stage = CIDK_TRACE_REC_SETUP;
 		return err > 0 ? -err : -EIO;
 	}
-	for (unsigned int i = 0; i < NR_SEVENTS; i++)
-		if (tracefs_event_enable(s->inst, sevents[i][0], sevents[i][1]) < 0)
-			return sfail(res, CIDK_TRACE_REC_SETUP, ENOENT,
-				     "this kernel has no tracepoint %s:%s",
-				     sevents[i][0], sevents[i][1]);
 	return strm_filters(s, res);
 }
 
