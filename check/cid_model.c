@@ -38,6 +38,10 @@
 #include "cidkit_lab.h" /* the library's lab-only interface */
 
 #define EVENT_NS (60ull * 1000 * 1000)
+
+/* cache_local.c's shrink bound in this build (cid_internal.h): the
+ * library's 4 unless --cl-shrink-tries lowers it */
+unsigned int cidk__chk_cl_shrink_tries = 4;
 #define NOBODY 0xffu
 
 struct cid_model {

@@ -665,6 +665,12 @@ static int parse(int argc, char **argv, struct opts *o)
 			   "explorer runs another task's step while the "
 			   "current one could go on (not the scheduler's "
 			   "preemption; the scenario's events are those)") },
+		{ OPT_UINT("cl-shrink-tries", 0, &cidk__chk_cl_shrink_tries, 1, 4,
+			   "N", "cache-local: the shrink of the count of "
+			   "never-used CIDs gives up after N lost "
+			   "compare-and-swaps, not the library's 4: fewer "
+			   "explorer switches reach the give-up "
+			   "(docs/check.md, \"Retry bounds\")"), .def = "4" },
 		{ OPT_U64("max-steps", 0, &max_steps, 10, 10000000, "N",
 			  "steps per execution: one cut there is a live lock if "
 			  "it loops over the same states, else a limit (exit 3)") },

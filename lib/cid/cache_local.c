@@ -29,7 +29,7 @@
  */
 #include "cid/cid_internal.h"
 
-#define SHRINK_TRIES 4
+#define SHRINK_TRIES CIDK__CL_SHRINK_TRIES /* 4: cid_internal.h */
 
 unsigned int cidk__cache_local_take(struct cidk_cid_mm *mm,
 				    struct cidk__cid_shard *sh,

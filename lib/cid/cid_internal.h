@@ -42,6 +42,21 @@
 /* ownership: no CID in a task's `own` word or a slot's `cid` (MM_CID_UNSET) */
 #define CIDK__OWN_UNSET 0x80000000u
 
+/*
+ * The cache-local policy's shrink of nr_cids_used (cache_local.c) gives up
+ * after this many lost compare-and-swaps.  The checker build reads it from
+ * a variable, 4 unless `cidkit check --cl-shrink-tries N` (1 to 4) lowers
+ * it: with 1, one explorer switch reaches the give-up the library reaches
+ * only after four lost races (docs/check.md, "Retry bounds").  Only a
+ * bound: the code after the loop does not depend on its value.
+ */
+#ifdef CIDK_CHECKER
+extern unsigned int cidk__chk_cl_shrink_tries;
+#define CIDK__CL_SHRINK_TRIES cidk__chk_cl_shrink_tries
+#else
+#define CIDK__CL_SHRINK_TRIES 4
+#endif
+
 /* Indexes of the counters; the order of struct cidk_cid_stats. */
 enum cidk__stat {
 	ST_BITMAP_RMW,
