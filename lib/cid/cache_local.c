@@ -64,7 +64,7 @@ unsigned int cidk__cache_local_take(struct cidk_cid_mm *mm,
 
 	/* at most max successful claims, and as many lost races */
 	cid = used;
-	for (unsigned int i = 0; cid < max && i < 2 * max; i++) {
+	for (unsigned int i = 0; cid < max && i < CIDK__CL_CLAIMS(max); i++) {
 		cidk__st_add(sh, ST_SLOT_RMW, 1);
 		if (!cidk__cas(&mm->nr_cids_used, &cid, cid + 1))
 			continue;

@@ -57,6 +57,22 @@ extern unsigned int cidk__chk_cl_shrink_tries;
 #define CIDK__CL_SHRINK_TRIES 4
 #endif
 
+/*
+ * Its claims of never-used CIDs: at most @max iterations that claim one,
+ * and as many lost races: 2 * @max.  The checker build allows max plus
+ * cidk__chk_cl_claim_races (`--cl-claim-races N`; by default @max, the
+ * library's): alone, a call claims at most @max CIDs, so it never runs
+ * out, whatever N (docs/check.md, "Retry bounds").
+ */
+#ifdef CIDK_CHECKER
+extern unsigned int cidk__chk_cl_claim_races;
+#define CIDK__CL_CLAIMS(max)                                       \
+	((max) + (cidk__chk_cl_claim_races < (max) ?                    \
+		  cidk__chk_cl_claim_races : (max)))
+#else
+#define CIDK__CL_CLAIMS(max) (2 * (max))
+#endif
+
 /* Indexes of the counters; the order of struct cidk_cid_stats. */
 enum cidk__stat {
 	ST_BITMAP_RMW,
