@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,13 @@
 #include "cidkit_lab.h" /* the library's lab-only interface */
 
 #define EVENT_NS (60ull * 1000 * 1000)
+
+/* cache_local.c's shrink bound in this build (cid_internal.h): the
+ * library's 4 unless --cl-shrink-tries lowers it */
+unsigned int cidk__chk_cl_shrink_tries = 4;
+/* its claim loop's lost races: as many as claims (the library's 2 * max
+ * in all) unless --cl-claim-races lowers them */
+unsigned int cidk__chk_cl_claim_races = UINT_MAX;
 #define NOBODY 0xffu
 
 struct cid_model {

@@ -22,4 +22,11 @@ int cid_model_new(const struct scenario *s, const struct cidk_cid_params *p,
 		  struct chk_model *m, struct cid_model **out);
 void cid_model_free(struct cid_model *cm);
 
+/* lib/cid/cache_local.c's shrink bound in the checker build (4, the
+ * library's; --cl-shrink-tries lowers it; lib/cid/cid_internal.h) */
+extern unsigned int cidk__chk_cl_shrink_tries;
+/* and its claim loop's lost races (--cl-claim-races; default: as many
+ * as claims, the library's 2 * max iterations in all) */
+extern unsigned int cidk__chk_cl_claim_races;
+
 #endif /* CIDKIT_CHECK_CID_MODEL_H */

@@ -665,6 +665,18 @@ static int parse(int argc, char **argv, struct opts *o)
 			   "explorer runs another task's step while the "
 			   "current one could go on (not the scheduler's "
 			   "preemption; the scenario's events are those)") },
+		{ OPT_UINT("cl-shrink-tries", 0, &cidk__chk_cl_shrink_tries, 1, 4,
+			   "N", "cache-local: the shrink of the count of "
+			   "never-used CIDs gives up after N lost "
+			   "compare-and-swaps, not the library's 4: fewer "
+			   "explorer switches reach the give-up "
+			   "(docs/check.md, \"Retry bounds\")"), .def = "4" },
+		{ OPT_UINT("cl-claim-races", 0, &cidk__chk_cl_claim_races, 0, 64,
+			   "N", "cache-local: the claims of never-used CIDs "
+			   "give up after the bound's number of iterations "
+			   "plus N, not twice the bound (the library's): "
+			   "fewer lost races reach the give-up"),
+		  .def = "the bound" },
 		{ OPT_U64("max-steps", 0, &max_steps, 10, 10000000, "N",
 			  "steps per execution: one cut there is a live lock if "
 			  "it loops over the same states, else a limit (exit 3)") },

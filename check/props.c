@@ -57,7 +57,10 @@
  *                 ran alone leaves in the slots, the bitmap and the scan's
  *                 schedule; cl-count: cache-local's count of never-used
  *                 CIDs moves up one at a time, after every step, races
- *                 included (check/props_lazy.c).
+ *                 included (check/props_lazy.c);
+ *   cl-bound      (cache-local, switch-ins raced or not) a CID a switch-in
+ *                 took from the free ones is below min(nr_cpus_allowed,
+ *                 users), or was the lowest free one (end_cl_bound()).
  * Slot marks (BUSY only while a task runs there with the slot's CID,
  * LAZY_PUT only with BUSY), never one CID used (or leased) twice, a
  * running task's CID below the policy's bound, nothing leaked:
@@ -143,6 +146,14 @@ struct props {
 	uint64_t un_ever;
 	bool un_user[CHK_MAX_THREADS];
 	unsigned int un_max;
+	/* cl-bound: during a cache-local switch-in, the highest nr_users and
+	 * nr_cpus_allowed, the CIDs free at its start and after every step,
+	 * the bits its own steps turned on; the bitmap after the last step */
+	unsigned int cb_users[CHK_MAX_THREADS];
+	unsigned int cb_allowed[CHK_MAX_THREADS];
+	unsigned long cb_free[CHK_MAX_THREADS];
+	unsigned long cb_set[CHK_MAX_THREADS];
+	unsigned long cb_bm;
 };
 
 static void own_union_reset(struct props *pr);
@@ -270,6 +281,7 @@ void props_reset(struct props *pr, struct cidk_cid_mm *mm)
 	pr->mm = mm;
 	pr->ref_used = ld(&mm->nr_cids_used); /* 0: the forks took none */
 	pr->ref_used_valid = true;
+	pr->cb_bm = bitmap(pr);
 	if (cidk__is_lazy_family(mm))
 		props_lazy_reset(&pr->lz, &pr->v, mm);
 	if (!ownership(pr))
@@ -326,6 +338,10 @@ void props_begin(struct props *pr, unsigned int tid, const struct scn_event *e)
 		for (unsigned int i = 0; i < pr->v.s->ntasks; i++)
 			if (i != tid && pr->in_ev[i])
 				pr->begin_alone[tid] = false;
+		pr->cb_users[tid] = pr->begin_users[tid];
+		pr->cb_allowed[tid] = pr->begin_allowed[tid];
+		pr->cb_free[tid] = ~pr->begin_bm[tid];
+		pr->cb_set[tid] = 0;
 	}
 	if (cidk__is_lazy_family(mm)) {
 		bool alone = true;
@@ -571,6 +587,70 @@ static void end_take(struct props *pr, unsigned int tid,
 			 "whose recent CID is not it", name, cid, e->arg);
 }
 
+/*
+ * cl-bound: a CID a cache-local switch-in took from the free ones (a bit
+ * its own step turned on), raced or not, is below bound = min(
+ * nr_cpus_allowed, nr_users), or was the lowest free CID when it took it.
+ * The kernel's __mm_cid_try_get() after "sched: Improve cache locality of
+ * RSEQ concurrency IDs for intermittent workloads" (M. Desnoyers, Dec
+ * 2024, 6.15) reuses the CPU's recent CID only below max_nr_cid, which its
+ * shrink loop leaves at or below min(nr_cpus_allowed, mm_users) as it last
+ * read them; it claims a never-used CID only below that bound too; else
+ * __mm_cid_get() takes the lowest free bit (docs/cid.md, "cache-local": "a
+ * recent CID above the bound is not reused").  lib/cid/cache_local.c the
+ * same, its bounded shrink loop clamping what it read to the bound when
+ * it lost every race.  The check, from outside: the bound is taken with
+ * the highest nr_cpus_allowed and nr_users seen from the event's start
+ * to its end (the code read each at some step in between), and "not the
+ * lowest free" needs a CID below it free at the start and after every
+ * step (the search read one of those states).  Under sequential
+ * consistency only; not for leases.
+ */
+static void cl_bound_step(struct props *pr, unsigned int self)
+{
+	struct cidk_cid_mm *mm = pr->mm;
+	unsigned long bm = bitmap(pr);
+	unsigned int users = ld(&mm->nr_users);
+	unsigned int allowed = ld(&mm->nr_cpus_allowed);
+
+	for (unsigned int i = 0; i < pr->v.s->ntasks; i++) {
+		if (!pr->in_ev[i] || pr->ev_kind[i] != SCN_IN)
+			continue;
+		if (users > pr->cb_users[i])
+			pr->cb_users[i] = users;
+		if (allowed > pr->cb_allowed[i])
+			pr->cb_allowed[i] = allowed;
+		pr->cb_free[i] &= ~bm;
+		if (i == self)
+			pr->cb_set[i] |= bm & ~pr->cb_bm;
+	}
+	pr->cb_bm = bm;
+}
+
+static void end_cl_bound(struct props *pr, unsigned int tid,
+			 const struct scn_event *e)
+{
+	unsigned int cid = pr->v.user_cid[tid];
+	unsigned int bound = min_u(pr->cb_allowed[tid], pr->cb_users[tid]);
+	unsigned long below = 0;
+
+	if (!e->lease && cid < 64 && cid >= bound &&
+	    (pr->cb_set[tid] & (1ul << cid)) && chk_mem_model() == CHK_MEM_SC)
+		below = pr->cb_free[tid] & ((1ul << cid) - 1);
+	if (below)
+		fail(pr, "cl-bound: %s switched in on CPU %u with CID %u, which "
+			 "it took from the free ones, at or above the bound %u "
+			 "(min(nr_cpus_allowed, users), the highest during its "
+			 "switch-in), while CID %u below it stayed free "
+			 "throughout: neither its CPU's recent CID nor a "
+			 "never-used one (both below the bound) nor the lowest "
+			 "free", pr->v.s->task[tid].name, e->arg, cid, bound,
+		     (unsigned int)__builtin_ctzl(below));
+	/* (no stale bytes in the state cache's fingerprint) */
+	pr->cb_users[tid] = pr->cb_allowed[tid] = 0;
+	pr->cb_free[tid] = pr->cb_set[tid] = 0;
+}
+
 /* lazy-compact: after an isolated full scan pass by @tid's event. */
 static void end_scan(struct props *pr, unsigned int tid)
 {
@@ -624,6 +704,9 @@ void props_end(struct props *pr, unsigned int tid, const struct scn_event *e)
 	if (cidk__is_lazy_family(pr->mm) && e->kind == SCN_IN &&
 	    e->arg < pr->mm->nr_cpu_ids)
 		end_take(pr, tid, e);
+	if (pr->mm->p.kind == CIDK_CID_CACHE_LOCAL && e->kind == SCN_IN &&
+	    e->arg < pr->mm->nr_cpu_ids)
+		end_cl_bound(pr, tid, e);
 	if (cidk__is_lazy_family(pr->mm) &&
 	    (e->kind == SCN_TICK || e->kind == SCN_RTU))
 		end_scan(pr, tid);
@@ -778,6 +861,8 @@ int props_step(struct props *pr, char *why, size_t len)
 		step_mode(pr);
 		own_union_step(pr);
 	}
+	if (pr->mm->p.kind == CIDK_CID_CACHE_LOCAL)
+		cl_bound_step(pr, self);
 	if (!pr->bad && cidk__is_lazy_family(pr->mm)) {
 		char w[CHK_WHY];
 

@@ -29,7 +29,7 @@
  */
 #include "cid/cid_internal.h"
 
-#define SHRINK_TRIES 4
+#define SHRINK_TRIES CIDK__CL_SHRINK_TRIES /* 4: cid_internal.h */
 
 unsigned int cidk__cache_local_take(struct cidk_cid_mm *mm,
 				    struct cidk__cid_shard *sh,
@@ -64,7 +64,7 @@ unsigned int cidk__cache_local_take(struct cidk_cid_mm *mm,
 
 	/* at most max successful claims, and as many lost races */
 	cid = used;
-	for (unsigned int i = 0; cid < max && i < 2 * max; i++) {
+	for (unsigned int i = 0; cid < max && i < CIDK__CL_CLAIMS(max); i++) {
 		cidk__st_add(sh, ST_SLOT_RMW, 1);
 		if (!cidk__cas(&mm->nr_cids_used, &cid, cid + 1))
 			continue;

@@ -42,6 +42,37 @@
 /* ownership: no CID in a task's `own` word or a slot's `cid` (MM_CID_UNSET) */
 #define CIDK__OWN_UNSET 0x80000000u
 
+/*
+ * The cache-local policy's shrink of nr_cids_used (cache_local.c) gives up
+ * after this many lost compare-and-swaps.  The checker build reads it from
+ * a variable, 4 unless `cidkit check --cl-shrink-tries N` (1 to 4) lowers
+ * it: with 1, one explorer switch reaches the give-up the library reaches
+ * only after four lost races (docs/check.md, "Retry bounds").  Only a
+ * bound: the code after the loop does not depend on its value.
+ */
+#ifdef CIDK_CHECKER
+extern unsigned int cidk__chk_cl_shrink_tries;
+#define CIDK__CL_SHRINK_TRIES cidk__chk_cl_shrink_tries
+#else
+#define CIDK__CL_SHRINK_TRIES 4
+#endif
+
+/*
+ * Its claims of never-used CIDs: at most @max iterations that claim one,
+ * and as many lost races: 2 * @max.  The checker build allows max plus
+ * cidk__chk_cl_claim_races (`--cl-claim-races N`; by default @max, the
+ * library's): alone, a call claims at most @max CIDs, so it never runs
+ * out, whatever N (docs/check.md, "Retry bounds").
+ */
+#ifdef CIDK_CHECKER
+extern unsigned int cidk__chk_cl_claim_races;
+#define CIDK__CL_CLAIMS(max)                                       \
+	((max) + (cidk__chk_cl_claim_races < (max) ?                    \
+		  cidk__chk_cl_claim_races : (max)))
+#else
+#define CIDK__CL_CLAIMS(max) (2 * (max))
+#endif
+
 /* Indexes of the counters; the order of struct cidk_cid_stats. */
 enum cidk__stat {
 	ST_BITMAP_RMW,

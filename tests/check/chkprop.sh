@@ -24,7 +24,8 @@ lazy:252:ror:0 lazy:330:const:0 plant-own-slot plant-own-task-mode
 plant-own-transition plant-own-transit-in plant-own-transit-out plant-own-fork
 own-no-transit-clear own-keep-transit ownership:642:drop:0 ownership:641:swap:0
 ownership:710:drop:0 ownership:417:drop:0 cache_local:69:plain:1
-ownership:623:ror:0 ownership:615:swap:0 ownership:621:drop:0"
+ownership:623:ror:0 ownership:615:swap:0 ownership:621:drop:0
+cache_local:57:drop:0 cache_local:73:drop:0"
 echo $PLANTS | tr ' ' '\n' | xargs -P 2 -I{} \
 	python3 "$MUTATE" build {} "$tmp/m" --build "$BUILD" >/dev/null 2>&1
 # The ownership properties added for make mutants' survivors, each on its
@@ -92,6 +93,25 @@ exe=$(mutant cache_local:69:plain:1)
 "$exe" --scenario "$judge/cl-expand-race.scn" --preemptions 1 >"$tmp/out" 2>&1
 [ $? -eq 1 ] && grep -q '^safety: cl-count: .* rose from 2 to 4' "$tmp/out"
 ok $? "cl-count fails on cache_local:69:plain:1 (cl-expand-race.scn under cache-local)" "$tmp/out"
+# cl-bound (check/props.c): the shrink that lost every race not clamped
+# to the bound, with the checker's shrink bound at 1 (--cl-shrink-tries,
+# as the judge file's judge-args say: 2 explorer switches, about 3.5 s)
+exe=$(mutant cache_local:57:drop:0)
+"$exe" --scenario "$judge/cl-shrink-giveup.scn" --preemptions 2 \
+	--cl-shrink-tries 1 >"$tmp/out" 2>&1
+[ $? -eq 1 ] && grep -q '^safety: cl-bound: T switched in on CPU 2 with CID 2' "$tmp/out"
+ok $? "cl-bound fails on cache_local:57:drop:0 (cl-shrink-giveup.scn under cache-local)" "$tmp/out"
+# cl-take on a claim loop that runs out (--cl-claim-races 0: the bound's
+# iterations, enough for a call alone, not for the mutant's extra one per
+# taken CID); the same file passes unmutated (no explorer switch, 24
+# schedules)
+exe=$(mutant cache_local:73:drop:0)
+"$exe" --scenario "$judge/cl-claim-giveup.scn" --preemptions 0 \
+	--cl-claim-races 0 >"$tmp/out" 2>&1
+[ $? -eq 1 ] && grep -q '^safety: cl-take: T switched in on CPU 3 alone with CID 0 .* CID 3' "$tmp/out"
+ok $? "cl-take fails on cache_local:73:drop:0 (cl-claim-giveup.scn under cache-local)" "$tmp/out"
+run check --scenario "$judge/cl-claim-giveup.scn" --preemptions 0 --cl-claim-races 0
+ok $? "cl-claim-giveup.scn passes unmutated"
 # own-list: list_del_task() unlinking the wrong tasks; and, with the task
 # list's plain loads and stores as scheduling points (--plain-points),
 # list_add_task() linking the task after list_lock is released loses it
