@@ -401,10 +401,37 @@ static void set_add(uint64_t h)
 	X.set_n++;
 }
 
+/* One more value into a state's hash: a multiply-xorshift round (a
+ * weaker additive combine conflated distinct states: they are small
+ * integers that differ in few bits) */
 static uint64_t mix(uint64_t h, uint64_t v)
 {
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h;
+	h = (h ^ v) * 0xff51afd7ed558ccdull;
+	return h ^ h >> 32;
+}
+
+/*
+ * A file name's hash, by its address: __FILE__ of a header is one string
+ * per object that includes it, and addresses move with ASLR while shards
+ * merge these hashes, so the name, hashed once per address (a small
+ * direct-mapped memo: a handful of files).
+ */
+static uint64_t file_hash(const char *f)
+{
+	static struct { const char *f; uint64_t h; } memo[64];
+	unsigned int i = ((uintptr_t)f >> 3) & 63;
+
+	if (!f)
+		return 0;
+	if (memo[i].f != f) {
+		uint64_t h = 0xcbf29ce484222325ull;
+
+		for (const char *c = f; *c; c++)
+			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+		memo[i].f = f;
+		memo[i].h = h;
+	}
+	return memo[i].h;
 }
 
 /* Count the state after step @step; keep its hash for loop detection. */
@@ -416,9 +443,12 @@ static void count_state(unsigned long step)
 		return;
 	h = X.m->state_hash(X.m->ctx);
 	for (unsigned int i = 0; i < X.m->nthreads; i++) {
-		/* the op and its line: addresses move with each reset */
-		h = mix(h, (uint64_t)X.t[i].op << 1 | X.t[i].finished);
-		h = mix(h, X.t[i].site.line);
+		const struct thr *t = &X.t[i];
+
+		/* the op and its site (the same line of two files is two
+		 * sites; addresses move with each reset) */
+		h = mix(h, (uint64_t)t->op << 1 | t->finished);
+		h = mix(h, file_hash(t->site.file) ^ t->site.line);
 	}
 	set_add(h);
 	if (!grow((void **)&X.hist, &X.hist_cap, step, sizeof(*X.hist)))
