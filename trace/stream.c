@@ -213,12 +213,14 @@ static int strm_line(struct strm *s, char *l, size_t n,
 }
 
 /*
- * Read what the pipe holds now (non-blocking) and write its lines.
- * Returns 0 when the pipe is empty, -1 on a write error.
+ * Read what the pipe holds now (non-blocking), at most 64 chunks (a pipe
+ * that never empties must not keep the caller from CMD's end and
+ * --seconds), and write its lines.  Returns 0 when the pipe is empty, 1
+ * when it may hold more, -1 on a write error.
  */
 static int strm_drain(struct strm *s, struct cidk_trace_stream_result *res)
 {
-	for (;;) {
+	for (unsigned int chunks = 0; chunks < 64; chunks++) {
 		ssize_t n = read(s->pipe, s->buf, CHUNK);
 
 		if (n < 0 && errno == EINTR)
@@ -238,6 +240,7 @@ static int strm_drain(struct strm *s, struct cidk_trace_stream_result *res)
 			s->len = 0;
 		}
 	}
+	return 1;
 }
 
 static double since(const struct timespec *t0)
@@ -319,7 +322,9 @@ static int strm_run(struct strm *s, const struct cidk_trace_stream_params *p,
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		if (strm_drain(s, res))
+		int more = strm_drain(s, res);
+
+		if (more < 0)
 			return sfail(res, CIDK_TRACE_REC_OUT, errno, "%s",
 				     strerror(errno));
 		if (waitpid(s->child, &ws, WNOHANG) == s->child)
@@ -330,13 +335,16 @@ static int strm_run(struct strm *s, const struct cidk_trace_stream_params *p,
 			ws = -1;
 			break;
 		}
-		nanosleep(&nap, NULL);
+		if (!more)
+			nanosleep(&nap, NULL);
 	}
 	s->child = -1;
 	res->status = ws;
 	res->before_end = res->lines;
 	tracefs_trace_off(s->inst);
-	if (strm_drain(s, res))
+	for (k = 1; k > 0;) /* tracing is off: what is left is finite */
+		k = strm_drain(s, res);
+	if (k < 0)
 		return sfail(res, CIDK_TRACE_REC_OUT, errno, "%s", strerror(errno));
 	k = snprintf(end, sizeof(end),
 		     "%s# cidkit-trace: stream-end status=%d lines=%lu before-end=%lu lost=%lu\n",
