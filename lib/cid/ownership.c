@@ -362,13 +362,13 @@ static bool fixup_task_to_cpu(struct cidk_cid_mm *mm,
 }
 
 /*
- * The kernel's walk has two passes: the forker's threads, then (while
- * users are left unaccounted for) every task of the system, for the
- * vfork()/CLONE_VM users that are not threads.  Without VFORK the second
- * pass counts the threads it meets again against the users left, so the
- * budget runs out before it reaches the CLONE_VM users; with VFORK it
- * skips the threads.  Our list holds both kinds, in creation order.
- */
+ * The kernel's walk: the forker's threads, then (users left) every task,
+ * for_each_process_thread(): the forker's process (its threads again),
+ * then later ones, its CLONE_VM children; without VFORK the threads,
+ * counted again, can spend the budget before the children (a departure:
+ * the forker too, which the kernel skips as current).  With VFORK the
+ * threads are skipped.  Our list holds both kinds in creation order: the
+ * second pass takes the threads first, then the CLONE_VM users. */
 static void fixup_tasks_to_cpus(struct cidk_cid_mm *mm,
 				struct cidk__cid_shard *sh)
 {
@@ -379,12 +379,12 @@ static void fixup_tasks_to_cpus(struct cidk_cid_mm *mm,
 	for (struct cidk_cid_task *t = mm->tasks; t; t = t->next)
 		if (!t->clone_vm && fixup_task_to_cpu(mm, sh, t) && users)
 			users--;
-	for (struct cidk_cid_task *t = mm->tasks; t && users; t = t->next) {
-		if (!t->clone_vm && fixed(mm, CIDK_CID_FIX_VFORK))
-			continue;
-		if (fixup_task_to_cpu(mm, sh, t))
-			users--;
-	}
+	for (unsigned int vm = 0; vm < 2; vm++) /* threads, then CLONE_VM */
+		for (struct cidk_cid_task *t = mm->tasks; t && users; t = t->next)
+			if (t->clone_vm == vm &&
+			    (vm || !fixed(mm, CIDK_CID_FIX_VFORK)) &&
+			    fixup_task_to_cpu(mm, sh, t))
+				users--;
 	cidk__unlock(&mm->list_lock);
 	if (fixed(mm, CIDK_CID_FIX_W1))
 		set_mode(mm, OWN_ONCPU); /* transit over */
