@@ -349,8 +349,9 @@ def remap(a):
             print(f"hunt.py: {path}: no vCPUs with the boot's _text to map", file=sys.stderr)
             bad = 1
             continue
-        k = kernels.cached_match(kernels.Apt(), r["kernel"], r["arch"])
-        syms = symbols.lookup(kernels.Apt().image_path(k), r["arch"]) if k else None
+        apt = kernels.Apt()
+        k = kernels.cached_match(apt, r["kernel"], r["arch"])
+        syms = symbols.lookup(apt.image_path(k), r["arch"]) if k else None
         if syms is None:
             print(f"hunt.py: {path}: no map of {r['kernel']} {r['arch']} in the cache "
                   f"(scripts/kernel-lab symbols --kernel {r['kernel']} --arch {r['arch']})",

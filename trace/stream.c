@@ -342,8 +342,9 @@ static int strm_run(struct strm *s, const struct cidk_trace_stream_params *p,
 	res->status = ws;
 	res->before_end = res->lines;
 	tracefs_trace_off(s->inst);
-	for (k = 1; k > 0;) /* tracing is off: what is left is finite */
+	do /* tracing is off: what is left is finite */
 		k = strm_drain(s, res);
+	while (k > 0);
 	if (k < 0)
 		return sfail(res, CIDK_TRACE_REC_OUT, errno, "%s", strerror(errno));
 	k = snprintf(end, sizeof(end),
