@@ -302,11 +302,13 @@ def run(arch, image, argv, smp="2", numa=None, cpu=None, mem=1024, cmdline="",
         kind, res = boot_once(arch, image, programs, argv, smp, numa, cpu, mem,
                               cmdline, timeout, bt, dmesg_file, files, busybox,
                               on_line, live)
-        if kind != "boot-hang":
+        if kind not in ("boot-hang", "boot-panic"):
             out, err, rc = res
             return out, notes + err, rc
-        notes += (f"[kernel-lab] boot {boot} of {BOOTS} never reached /init within "
-                  f"{bt} s (a lab failure, not CMD's)"
+        why = (f"within {bt} s" if kind == "boot-hang" else
+               "(the kernel panicked first)")
+        notes += (f"[kernel-lab] boot {boot} of {BOOTS} never reached /init {why} "
+                  f"(a lab failure, not CMD's)"
                   f"{'; booting again' if boot < BOOTS else ''}\n").encode()
         last = res
     return (b"", notes + last + f"kernel-lab: boot failure: none of {BOOTS} boots "
@@ -415,6 +417,12 @@ def boot_once(arch, image, programs, argv, smp, numa, cpu, mem, cmdline,
                                  monitor_ok=os.path.exists(mon))
         if outcome == "boot-hang":
             return "boot-hang", tail(console, token) + where
+        if outcome is None and watch.init is None and \
+                any("Kernel panic" in l for l in console):
+            # a panic before /init (TCG at load: "Fatal exception in
+            # interrupt" while the secondary CPUs start) is the boot's,
+            # not CMD's: booted again like a hang
+            return "boot-panic", tail(console, token)
         if outcome == "timeout":
             out = b"" if on_line else "".join(l + "\n" for l in watch.live["o"]).encode()
             err = b"" if on_line else "".join(l + "\n" for l in watch.live["e"]).encode()

@@ -20,6 +20,8 @@
 #
 # FAKE_QEMU_HANG_BOOTS=FILE holding N > 0: this boot never reaches /init
 # (prints a firmware-like line and sleeps); N - 1 is written back.
+# FAKE_QEMU_PANIC_BOOTS=FILE holding N > 0: this boot panics before /init
+# (prints the kernel's panic line and exits); N - 1 is written back.
 # FAKE_QEMU_IPS="IP..." (hex): -monitor unix:PATH,... is answered by
 # fake_monitor.py, its vCPUs at those instruction pointers.
 set -u
@@ -40,6 +42,12 @@ if [ -n "$hang" ] && [ "$(cat "$hang")" -gt 0 ]; then
 	echo $(($(cat "$hang") - 1)) >"$hang"
 	echo "fake-qemu: Probing EDD (edd=off to disable)... ok"
 	exec sleep 100000
+fi
+panic=${FAKE_QEMU_PANIC_BOOTS:-}
+if [ -n "$panic" ] && [ "$(cat "$panic")" -gt 0 ]; then
+	echo $(($(cat "$panic") - 1)) >"$panic"
+	echo "[    5.538376] Kernel panic - not syncing: Fatal exception in interrupt"
+	exit 0
 fi
 priv=
 [ "$(id -u)" -eq 0 ] && priv="setpriv --reuid=100000 --regid=100000 --clear-groups"

@@ -12,6 +12,7 @@ machine (no kernel; tests/kernels/status.py says how):
   - a boot that never reaches /init (FAKE_QEMU_HANG_BOOTS): booted again,
     each such boot said, CMD's result byte for byte from the boot that
     got there; three such boots: exit 125, 'boot failure';
+  - a boot that panics before /init (FAKE_QEMU_PANIC_BOOTS): booted again;
   - --stream: CMD's first line reaches our stdout before CMD ends.
 No process of a run is left behind.
 """
@@ -60,7 +61,7 @@ if why:
     print(f"1..0 # SKIP no user namespaces for the stand-in machine: {why}")
     sys.exit(0)
 
-print("1..12")
+print("1..13")
 
 # The pieces without a machine: a KASLR slide undone with the boot's
 # _text, and arm64's PC= lines.
@@ -132,6 +133,21 @@ try:
        f"three boots that never reach /init: exit {rc} after {secs:.0f} s, one "
        "'boot failure' line after the console's last lines")
     if rc != 125:
+        diag(err, "stderr")
+
+    # A boot that panics before /init (TCG at load): booted again, said.
+    panic = os.path.join(work, "panic")
+    with open(panic, "w") as f:
+        f.write("1\n")
+    rc, out, err, secs, left, _ = lab(
+        work, ["--timeout", "60", "--", "sh", "-c", "echo after; exit 3"],
+        env={"FAKE_QEMU_PANIC_BOOTS": panic})
+    notes = [l for l in err.splitlines() if "never reached /init" in l]
+    ok(rc == 3 and out == b"after\n" and len(notes) == 1 and
+       "the kernel panicked first" in notes[0] and "booting again" in notes[0],
+       f"a boot that panics before /init is booted again and said; the next "
+       f"boot's CMD result comes back (exit {rc}, {len(notes)} notes)")
+    if rc != 3:
         diag(err, "stderr")
 
     # --stream: the first line arrives while CMD still runs.
